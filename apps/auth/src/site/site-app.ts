@@ -1,0 +1,155 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { loadSiteFiles, type SiteFile } from './site-files.ts';
+
+export type SiteRuntimeConfig = {
+  /** Origin of the auth API the site's client talks to; '' means the page's own origin. */
+  supabaseUrl: string;
+  /** The public anonymous key the site sends as `apikey`. */
+  anonKey: string;
+};
+
+export type SiteOptions = {
+  /** The prerendered build (apps/web/build/client). */
+  dir: string;
+  runtimeConfig: SiteRuntimeConfig;
+  /** Send Strict-Transport-Security (only when the public origin is https). */
+  hsts?: boolean;
+  logger?: { warn: (obj: object, msg: string) => void };
+};
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+const SHORT = 'public, max-age=3600';
+
+/** Locales with their own prefix; each has its own prerendered 404 page. */
+const localePrefixes = ['/ar'];
+
+function contentSecurityPolicy(file: SiteFile, connectSources: string): string {
+  return [
+    "default-src 'self'",
+    // Inline scripts are allowed by hash only: the hashes are taken from this very page at start-up.
+    `script-src 'self' ${file.inlineScriptHashes.join(' ')}`.trim(),
+    // Inline styles carry the critical CSS; style injection is not a script-execution vector here.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src ${connectSources}`,
+    "manifest-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function pickEncoding(accept: string | undefined, file: SiteFile): 'br' | 'gzip' | undefined {
+  if (!accept) return undefined;
+  const offered = accept
+    .toLowerCase()
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
+    .map((part) => part.split(';')[0]);
+  if (file.br && offered.includes('br')) return 'br';
+  if (file.gzip && offered.includes('gzip')) return 'gzip';
+  return undefined;
+}
+
+function resolvePath(files: Map<string, SiteFile>, rawPath: string): string | undefined {
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    return undefined;
+  }
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : '';
+  const candidates = [path, `${trimmed}/index.html`, `${trimmed}.html`];
+  return candidates.find((candidate) => files.has(candidate) && !candidate.endsWith('/404.html'));
+}
+
+function notFoundPage(files: Map<string, SiteFile>, path: string): SiteFile | undefined {
+  const prefix = localePrefixes.find((p) => path === p || path.startsWith(`${p}/`));
+  return (prefix && files.get(`${prefix}/404.html`)) || files.get('/404.html');
+}
+
+/**
+ * Serves the prerendered site: precompressed variants chosen by Accept-Encoding, long-lived caching for
+ * hashed assets, revalidation for HTML, the locale's 404 page with status 404 for unknown paths, and
+ * `/runtime-config.json` so the anon key and auth URL change without a rebuild.
+ */
+export function createSiteApp(options: SiteOptions): Hono {
+  const files = loadSiteFiles(options.dir);
+  if (files.size === 0) {
+    options.logger?.warn(
+      { dir: options.dir },
+      'site build not found: run `npm run build` (npm start does it)',
+    );
+  }
+  const runtimeConfigBody = JSON.stringify(options.runtimeConfig);
+  // The pages call the auth API on their own origin unless the site is pointed at another one.
+  const connectSources = options.runtimeConfig.supabaseUrl
+    ? `'self' ${new URL(options.runtimeConfig.supabaseUrl).origin}`
+    : "'self'";
+  const policies = new WeakMap<SiteFile, string>();
+  const policyFor = (file: SiteFile) => {
+    const cached = policies.get(file);
+    if (cached) return cached;
+    const policy = contentSecurityPolicy(file, connectSources);
+    policies.set(file, policy);
+    return policy;
+  };
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Cross-Origin-Opener-Policy', 'same-origin');
+    c.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');
+    if (options.hsts) c.header('Strict-Transport-Security', 'max-age=63072000; includeSubDomains');
+  });
+
+  app.get('/runtime-config.json', (c) => {
+    c.header('Cache-Control', REVALIDATE);
+    return c.body(runtimeConfigBody, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+  });
+
+  const send = (c: Context, file: SiteFile, status: 200 | 404, cacheControl: string) => {
+    c.header('Content-Type', file.contentType);
+    c.header('Cache-Control', cacheControl);
+    c.header('Vary', 'Accept-Encoding');
+    if (file.contentType.startsWith('text/html')) {
+      c.header('Content-Security-Policy', policyFor(file));
+    }
+    if (status === 200) {
+      c.header('ETag', file.etag);
+      if (c.req.header('If-None-Match') === file.etag) return c.body(null, 304);
+    }
+    const encoding = pickEncoding(c.req.header('Accept-Encoding'), file);
+    const body = encoding === 'br' ? file.br! : encoding === 'gzip' ? file.gzip! : file.body;
+    if (encoding) c.header('Content-Encoding', encoding);
+    c.header('Content-Length', String(body.byteLength));
+    if (c.req.method === 'HEAD') return c.body(null, status);
+    return c.body(new Uint8Array(body), status);
+  };
+
+  app.on(['GET', 'HEAD'], '*', (c) => {
+    const key = resolvePath(files, c.req.path);
+    if (key) {
+      const file = files.get(key)!;
+      return send(c, file, 200, file.immutable ? IMMUTABLE : key.endsWith('.html') ? REVALIDATE : SHORT);
+    }
+    const notFound = notFoundPage(files, c.req.path);
+    if (notFound) return send(c, notFound, 404, REVALIDATE);
+    return c.text('Not found. The site has not been built: run `npm run build`.', 404);
+  });
+
+  app.all('*', (c) => {
+    c.header('Allow', 'GET, HEAD');
+    return c.text('Method not allowed', 405);
+  });
+
+  return app;
+}

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSiteApp } from '../../src/site/site-app.ts';
+
+const inlineScript = 'window.__boot = 1;';
+let dir: string;
+let app: ReturnType<typeof createSiteApp>;
+
+function put(path: string, content: string, { compressed = false } = {}) {
+  const full = join(dir, path);
+  mkdirSync(dirname(full), { recursive: true });
+  writeFileSync(full, content);
+  if (compressed) {
+    writeFileSync(`${full}.br`, brotliCompressSync(content));
+    writeFileSync(`${full}.gz`, gzipSync(content));
+  }
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'site-app-'));
+  put('index.html', `<!doctype html><title>home</title><script>${inlineScript}</script>`, { compressed: true });
+  put('auth/index.html', '<!doctype html><title>auth</title>');
+  put('404.html', '<!doctype html><title>not found en</title>');
+  put('ar/index.html', '<!doctype html><title>home ar</title>');
+  put('ar/404.html', '<!doctype html><title>not found ar</title>');
+  put('assets/app-abc123.js', 'console.log(1)', { compressed: true });
+  put('robots.txt', 'User-agent: *');
+  app = createSiteApp({
+    dir,
+    runtimeConfig: { supabaseUrl: '', anonKey: 'anon-test-key' },
+  });
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('site app', () => {
+  it('serves the home page with revalidation and a CSP that allows exactly its inline script', async () => {
+    const res = await app.request('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    const hash = createHash('sha256').update(inlineScript).digest('base64');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain(`script-src 'self' 'sha256-${hash}'`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.text()).toContain('<title>home</title>');
+  });
+
+  it('resolves routes to their prerendered index.html with and without a trailing slash', async () => {
+    for (const path of ['/auth', '/auth/', '/auth/index.html']) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(200);
+      expect(await res.text()).toContain('<title>auth</title>');
+    }
+  });
+
+  it('sends the brotli variant when the client accepts it, gzip otherwise, identity last', async () => {
+    const br = await app.request('/', { headers: { 'Accept-Encoding': 'gzip, deflate, br' } });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('vary')).toBe('Accept-Encoding');
+    const gz = await app.request('/', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    const refused = await app.request('/', { headers: { 'Accept-Encoding': 'br;q=0, gzip;q=0' } });
+    expect(refused.headers.get('content-encoding')).toBeNull();
+    expect(await refused.text()).toContain('<title>home</title>');
+  });
+
+  it('caches hashed assets for a year and everything else briefly', async () => {
+    const asset = await app.request('/assets/app-abc123.js');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const robots = await app.request('/robots.txt');
+    expect(robots.headers.get('cache-control')).toBe('public, max-age=3600');
+  });
+
+  it('answers unknown paths with the locale 404 page and status 404', async () => {
+    const en = await app.request('/no/such/page');
+    expect(en.status).toBe(404);
+    expect(await en.text()).toContain('not found en');
+    const ar = await app.request('/ar/no-such-page');
+    expect(ar.status).toBe(404);
+    expect(await ar.text()).toContain('not found ar');
+    const direct = await app.request('/404.html');
+    expect(direct.status).toBe(404);
+  });
+
+  it('never serves files outside the build, whatever the encoding of the path', async () => {
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/..%2f..%2fetc/passwd', '/%E0%A4%A']) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(404);
+    }
+  });
+
+  it('answers conditional requests with 304', async () => {
+    const first = await app.request('/auth');
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const second = await app.request('/auth', { headers: { 'If-None-Match': etag! } });
+    expect(second.status).toBe(304);
+  });
+
+  it('publishes the runtime configuration so the anon key changes without a rebuild', async () => {
+    const res = await app.request('/runtime-config.json');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(await res.json()).toEqual({ supabaseUrl: '', anonKey: 'anon-test-key' });
+  });
+
+  it('adds a hosted auth origin to connect-src when the site is pointed elsewhere', async () => {
+    const hosted = createSiteApp({
+      dir,
+      runtimeConfig: { supabaseUrl: 'https://abcd.supabase.co', anonKey: 'k' },
+      hsts: true,
+    });
+    const res = await hosted.request('/');
+    expect(res.headers.get('content-security-policy')).toContain("connect-src 'self' https://abcd.supabase.co");
+    expect(res.headers.get('strict-transport-security')).toContain('max-age=');
+  });
+
+  it('refuses other methods and answers HEAD without a body', async () => {
+    const post = await app.request('/', { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const head = await app.request('/', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+});

@@ -1,0 +1,194 @@
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/** The repository root (apps/auth/src/config.ts → ../../..). Relative paths in config resolve from here. */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Public by design: it only identifies the site as an anonymous caller, like Supabase's publishable key. */
+export const DEVELOPMENT_ANON_KEY = 'sb_publishable_namaa_development_key';
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((v, ctx) => {
+    if (['true', '1', 'yes', 'on'].includes(v)) return true;
+    if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  });
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const envSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  SITE_URL: optionalString,
+  URI_ALLOW_LIST: z.string().default(''),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: optionalString,
+  SMTP_URL: optionalString,
+  MAIL_FROM: z.string().default('no-reply@localhost'),
+  ANON_KEY: z.string().min(1).default(DEVELOPMENT_ANON_KEY),
+  SERVICE_ROLE_KEY: optionalString,
+  JWT_EXPIRY: int(1, 60 * 60 * 24 * 7).default(3600),
+  MAILER_AUTOCONFIRM: bool.default(false),
+  MAILER_OTP_EXP: int(60, 86400).default(3600),
+  REFRESH_TOKEN_REUSE_INTERVAL: int(0, 3600).default(10),
+  PASSWORD_MIN_LENGTH: int(6, 100).default(6),
+  TRUST_PROXY: z.string().default(''),
+  SUPABASE_URL: optionalString,
+  SITE_DIR: z.string().default('apps/web/build/client'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DISABLE_SIGNUP: bool.default(false),
+  // Fixed-window rate limits (count per window). Generous defaults: the test suites and the site's
+  // end-to-end tests must never trip them by accident; the hardening issue tunes them.
+  RATE_LIMIT_WINDOW: int(1, 86400).default(300),
+  RATE_LIMIT_SIGNIN_PER_IP: int(0, 1_000_000).default(1000),
+  RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000).default(100),
+  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(1000),
+  RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000).default(1000),
+  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(30),
+  RATE_LIMIT_EMAIL_WINDOW: int(1, 86400).default(3600),
+});
+
+export type Config = {
+  nodeEnv: string;
+  production: boolean;
+  PORT: number;
+  HOST: string;
+  SITE_URL: string;
+  URI_ALLOW_LIST: string[];
+  DATA_DIR: string;
+  DATABASE_URL: string | undefined;
+  SMTP_URL: string | undefined;
+  MAIL_FROM: string;
+  ANON_KEY: string;
+  SERVICE_ROLE_KEY: string | undefined;
+  JWT_EXPIRY: number;
+  MAILER_AUTOCONFIRM: boolean;
+  MAILER_OTP_EXP: number;
+  REFRESH_TOKEN_REUSE_INTERVAL: number;
+  PASSWORD_MIN_LENGTH: number;
+  PASSWORD_MAX_LENGTH: number;
+  TRUST_PROXY: string[];
+  SUPABASE_URL: string | undefined;
+  SITE_DIR: string;
+  LOG_LEVEL: string;
+  DISABLE_SIGNUP: boolean;
+  rateLimits: {
+    window: number;
+    signinPerIp: number;
+    signinPerAccount: number;
+    otpPerIp: number;
+    verifyPerIp: number;
+    emailPerAddress: number;
+    emailWindow: number;
+  };
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]', '::1'].includes(hostname) || hostname.endsWith('.localhost');
+}
+
+/** Reads `.env` from the repository root into process.env (real environment variables win). */
+export function loadDotEnv(path = join(repoRoot, '.env')): void {
+  if (existsSync(path) && typeof process.loadEnvFile === 'function') process.loadEnvFile(path);
+}
+
+/**
+ * Parses the runtime contract's environment. Throws ConfigError with every problem listed; in
+ * production it also refuses the development defaults that would be unsafe on the internet.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  const siteUrlRaw = e.SITE_URL ?? `http://localhost:${e.PORT}`;
+  let siteUrl: URL;
+  try {
+    siteUrl = new URL(siteUrlRaw);
+    if (siteUrl.protocol !== 'http:' && siteUrl.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new ConfigError(`Invalid configuration:\n  SITE_URL: must be an http(s) URL, got "${siteUrlRaw}"`);
+  }
+  if (e.SUPABASE_URL !== undefined) {
+    try {
+      new URL(e.SUPABASE_URL);
+    } catch {
+      throw new ConfigError('Invalid configuration:\n  SUPABASE_URL: must be a URL');
+    }
+  }
+
+  const problems: string[] = [];
+  if (production) {
+    if (!e.SMTP_URL)
+      problems.push('SMTP_URL is unset: the development mailbox must not be used in production');
+    if (siteUrl.protocol !== 'https:' && !isLoopbackHost(siteUrl.hostname))
+      problems.push(`SITE_URL must be https in production (got ${siteUrl.origin})`);
+    if (e.SERVICE_ROLE_KEY !== undefined && e.SERVICE_ROLE_KEY.length < 32)
+      problems.push('SERVICE_ROLE_KEY must be at least 32 characters');
+  }
+  if (problems.length > 0)
+    throw new ConfigError(
+      `Refusing to start with unsafe settings (NODE_ENV=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+
+  const resolvePath = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
+  const list = (s: string) =>
+    s
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
+
+  return {
+    nodeEnv: e.NODE_ENV,
+    production,
+    PORT: e.PORT,
+    HOST: e.HOST,
+    // Without a trailing slash so links can be built by concatenation.
+    SITE_URL: siteUrl.href.replace(/\/$/, ''),
+    URI_ALLOW_LIST: list(e.URI_ALLOW_LIST),
+    DATA_DIR: resolvePath(e.DATA_DIR),
+    DATABASE_URL: e.DATABASE_URL,
+    SMTP_URL: e.SMTP_URL,
+    MAIL_FROM: e.MAIL_FROM,
+    ANON_KEY: e.ANON_KEY,
+    SERVICE_ROLE_KEY: e.SERVICE_ROLE_KEY,
+    JWT_EXPIRY: e.JWT_EXPIRY,
+    MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
+    MAILER_OTP_EXP: e.MAILER_OTP_EXP,
+    REFRESH_TOKEN_REUSE_INTERVAL: e.REFRESH_TOKEN_REUSE_INTERVAL,
+    PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
+    PASSWORD_MAX_LENGTH: 100,
+    TRUST_PROXY: list(e.TRUST_PROXY),
+    SUPABASE_URL: e.SUPABASE_URL,
+    SITE_DIR: resolvePath(e.SITE_DIR),
+    LOG_LEVEL: e.LOG_LEVEL,
+    DISABLE_SIGNUP: e.DISABLE_SIGNUP,
+    rateLimits: {
+      window: e.RATE_LIMIT_WINDOW,
+      signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,
+      signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
+      otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
+      verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
+      emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,
+      emailWindow: e.RATE_LIMIT_EMAIL_WINDOW,
+    },
+  };
+}

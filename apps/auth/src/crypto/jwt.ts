@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type CryptoKey,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
+
+export type StoredKey = {
+  kid: string;
+  algorithm: string;
+  privateJwk: Record<string, unknown>;
+  publicJwk: Record<string, unknown>;
+  status: string; // active | verify_only | retired
+};
+
+export async function generateSigningKey(): Promise<StoredKey> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const kid = randomUUID();
+  return {
+    kid,
+    algorithm: 'ES256',
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' },
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256' },
+    status: 'active',
+  };
+}
+
+export type AccessTokenClaims = JWTPayload & {
+  sub: string;
+  session_id: string;
+  role: string;
+  aal: string;
+  amr: Array<{ method: string; timestamp: number }>;
+  email: string;
+  phone: string;
+  is_anonymous: boolean;
+  app_metadata: Record<string, unknown>;
+  user_metadata: Record<string, unknown>;
+};
+
+/**
+ * Holds the imported key objects so signing and verifying never re-import a JWK on the hot path.
+ * `reload` re-reads the keys (rotation by another process or command): it is called at start and,
+ * rate-limited, when a token names a kid we have not seen.
+ */
+export class KeyStore {
+  private signer: { kid: string; key: CryptoKey } | undefined;
+  private verifiers = new Map<string, CryptoKey>();
+  private published: JWK[] = [];
+  private lastReload = 0;
+  private readonly load: () => Promise<StoredKey[]>;
+
+  constructor(load: () => Promise<StoredKey[]>) {
+    this.load = load;
+  }
+
+  async reload(): Promise<void> {
+    const keys = await this.load();
+    const verifiers = new Map<string, CryptoKey>();
+    const published: JWK[] = [];
+    let signer: { kid: string; key: CryptoKey } | undefined;
+    for (const k of keys) {
+      if (k.status === 'retired') continue;
+      verifiers.set(k.kid, (await importJWK(k.publicJwk as JWK, k.algorithm)) as CryptoKey);
+      const { d: _d, ...pub } = k.publicJwk as JWK;
+      published.push({ ...pub, kid: k.kid, alg: k.algorithm, use: 'sig', key_ops: ['verify'] });
+      if (k.status === 'active' && !signer)
+        signer = { kid: k.kid, key: (await importJWK(k.privateJwk as JWK, k.algorithm)) as CryptoKey };
+    }
+    if (!signer) throw new Error('no active signing key');
+    this.signer = signer;
+    this.verifiers = verifiers;
+    this.published = published;
+    this.lastReload = Date.now();
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: this.published };
+  }
+
+  async sign(
+    claims: AccessTokenClaims,
+    issuedAt: number,
+    expiresAt: number,
+    issuer: string,
+  ): Promise<string> {
+    const signer = this.signer;
+    if (!signer) throw new Error('KeyStore not loaded');
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: signer.kid, typ: 'JWT' })
+      .setIssuer(issuer)
+      .setAudience('authenticated')
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .sign(signer.key);
+  }
+
+  /** Verifies signature (ES256 only: no alg confusion), expiry and audience. Throws on any failure. */
+  async verify(token: string): Promise<AccessTokenClaims> {
+    const header = decodeProtectedHeader(token);
+    const kid = typeof header.kid === 'string' ? header.kid : undefined;
+    if (!kid) throw new Error('missing kid');
+    let key = this.verifiers.get(kid);
+    if (!key && Date.now() - this.lastReload > 10_000) {
+      await this.reload();
+      key = this.verifiers.get(kid);
+    }
+    if (!key) throw new Error('unrecognized JWT kid');
+    const { payload } = await jwtVerify(token, key, { algorithms: ['ES256'], audience: 'authenticated' });
+    if (typeof payload.sub !== 'string') throw new Error('invalid claim: missing sub claim');
+    return payload as AccessTokenClaims;
+  }
+}

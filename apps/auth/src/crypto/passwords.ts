@@ -1,0 +1,50 @@
+import { hash, verify } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
+
+// OWASP's argon2id minimum (m=19 MiB, t=2, p=1). @node-rs/argon2 defaults to argon2id and runs the
+// hash on the libuv thread pool, so the event loop stays free while it works.
+const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+/**
+ * One normalisation everywhere (sign-up, sign-in, change, reset): NFKC, as NIST SP 800-63B suggests,
+ * so the same password typed on different keyboards (composed or decomposed accents) matches.
+ */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  return hash(normalizePassword(password), ARGON2);
+}
+
+export type VerifyResult = { ok: boolean; needsRehash: boolean };
+
+/** Verifies argon2id hashes, and bcrypt hashes imported from Supabase (rehashed on next sign-in). */
+export async function verifyPassword(stored: string, password: string): Promise<VerifyResult> {
+  if (stored.startsWith('$argon2')) {
+    try {
+      const ok = await verify(stored, normalizePassword(password));
+      return { ok, needsRehash: ok && !stored.includes('m=19456,t=2,p=1') };
+    } catch {
+      return { ok: false, needsRehash: false };
+    }
+  }
+  if (/^\$2[aby]\$/.test(stored)) {
+    // bcrypt silently truncates at 72 bytes: refuse longer inputs instead of verifying a prefix.
+    // GoTrue never normalised, so imported hashes are checked against the raw password.
+    if (Buffer.byteLength(password, 'utf8') > 72) return { ok: false, needsRehash: false };
+    const ok = await bcrypt.compare(password, stored);
+    return { ok, needsRehash: ok };
+  }
+  return { ok: false, needsRehash: false };
+}
+
+let dummyHash: Promise<string> | undefined;
+/**
+ * Verifying against this hash for unknown accounts makes "no such user" cost the same as "wrong
+ * password", so response time does not reveal which emails exist.
+ */
+export async function burnPasswordCheck(password: string): Promise<void> {
+  dummyHash ??= hashPassword('namaa-dummy-password-for-timing');
+  await verify(await dummyHash, normalizePassword(password)).catch(() => false);
+}

@@ -1,0 +1,124 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction handle has the same query surface as the database. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export type Database = {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Runs `select 1`; throws when the database is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type OpenDatabaseOptions = {
+  databaseUrl?: string | undefined;
+  /** Directory for the embedded database; 'memory://' keeps it in memory (tests). */
+  dataDir: string;
+  poolSize?: number;
+};
+
+/** PostgreSQL when a URL is given, otherwise the embedded PGlite in DATA_DIR/pglite. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
+      // Bounded statements: a stuck lock must become an error (→ 503), not a hung request.
+      statement_timeout: 10_000,
+    });
+    // An idle client losing its connection emits 'error' on the pool; without a listener the
+    // process would crash. Requests see the failure on their own query and answer 503.
+    pool.on('error', () => {});
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return {
+      db,
+      kind: 'postgres',
+      async ping() {
+        await pool.query('select 1');
+      },
+      async close() {
+        await pool.end();
+      },
+    };
+  }
+  let dataDir = options.dataDir;
+  if (!dataDir.startsWith('memory://')) {
+    mkdirSync(dataDir, { recursive: true });
+    dataDir = join(dataDir, 'pglite');
+  }
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    async ping() {
+      await client.query('select 1');
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+function errorChain(err: unknown): Array<Record<string, unknown>> {
+  const chain: Array<Record<string, unknown>> = [];
+  let current: unknown = err;
+  for (let i = 0; i < 5 && current && typeof current === 'object'; i++) {
+    chain.push(current as Record<string, unknown>);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/** The PostgreSQL SQLSTATE of an error (drizzle wraps driver errors in `cause`). */
+export function sqlState(err: unknown): string | undefined {
+  for (const e of errorChain(err))
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  return undefined;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return sqlState(err) === '23505';
+}
+
+/**
+ * True when the error means "the database cannot serve us right now" (connection refused or lost,
+ * server shutting down, PGlite closed, timeouts): those requests get 503 + Retry-After, never 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (const e of errorChain(err)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code))
+      return true;
+    // 08xxx connection exceptions, 57P0x operator intervention/shutdown, 53xxx insufficient resources,
+    // 57014 statement timeout, 55P03 lock not available.
+    if (/^(08|57P0|53)/.test(code) || code === '57014' || code === '55P03') return true;
+    if (
+      /PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection.*(closed|terminated)|Cannot use a pool after calling end/i.test(
+        message,
+      )
+    )
+      return true;
+  }
+  return false;
+}
+
+/** Runs raw SQL and returns its rows (both drivers answer `{ rows }`). */
+export async function queryRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

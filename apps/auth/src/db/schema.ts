@@ -1,0 +1,287 @@
+// The whole auth schema, including the tables later issues need (MFA, PKCE, key rotation), so that
+// there is one migration history. All ids are uuids and every time is timestamptz.
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const tz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const created = () => tz('created_at').notNull().defaultNow();
+const updated = () => tz('updated_at').notNull().defaultNow();
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey(),
+    aud: text('aud').notNull().default('authenticated'),
+    role: text('role').notNull().default('authenticated'),
+    // Always stored lower-cased; the unique index makes concurrent sign-ups of one address one user.
+    email: text('email'),
+    encryptedPassword: text('encrypted_password'),
+    emailConfirmedAt: tz('email_confirmed_at'),
+    invitedAt: tz('invited_at'),
+    confirmationSentAt: tz('confirmation_sent_at'),
+    recoverySentAt: tz('recovery_sent_at'),
+    emailChange: text('email_change'),
+    emailChangeSentAt: tz('email_change_sent_at'),
+    phone: text('phone'),
+    phoneConfirmedAt: tz('phone_confirmed_at'),
+    phoneChange: text('phone_change'),
+    phoneChangeSentAt: tz('phone_change_sent_at'),
+    reauthenticationSentAt: tz('reauthentication_sent_at'),
+    lastSignInAt: tz('last_sign_in_at'),
+    appMetadata: jsonb('raw_app_meta_data').$type<Record<string, unknown>>().notNull().default({}),
+    userMetadata: jsonb('raw_user_meta_data').$type<Record<string, unknown>>().notNull().default({}),
+    isAnonymous: boolean('is_anonymous').notNull().default(false),
+    bannedUntil: tz('banned_until'),
+    deletedAt: tz('deleted_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('users_email_key').on(t.email),
+    uniqueIndex('users_phone_key').on(t.phone),
+    index('users_created_at_idx').on(t.createdAt),
+  ],
+);
+
+export const identities = pgTable(
+  'identities',
+  {
+    id: uuid('id').primaryKey(),
+    providerId: text('provider_id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    identityData: jsonb('identity_data').$type<Record<string, unknown>>().notNull().default({}),
+    provider: text('provider').notNull(),
+    email: text('email'),
+    lastSignInAt: tz('last_sign_in_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('identities_provider_key').on(t.providerId, t.provider),
+    index('identities_user_id_idx').on(t.userId),
+  ],
+);
+
+export type AmrEntry = { method: string; timestamp: number; provider?: string };
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    aal: text('aal').notNull().default('aal1'),
+    // Authentication method references, newest first, copied into the access token's `amr` claim.
+    amr: jsonb('amr').$type<AmrEntry[]>().notNull().default([]),
+    factorId: uuid('factor_id'),
+    notAfter: tz('not_after'),
+    refreshedAt: tz('refreshed_at'),
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('sessions_user_id_idx').on(t.userId)],
+);
+
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    // SHA-256 of the token; the token itself is never stored.
+    tokenHash: text('token_hash').notNull(),
+    parentHash: text('parent_hash'),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    revoked: boolean('revoked').notNull().default(false),
+    revokedAt: tz('revoked_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('refresh_tokens_token_hash_key').on(t.tokenHash),
+    index('refresh_tokens_session_idx').on(t.sessionId, t.revoked),
+  ],
+);
+
+export const oneTimeTokens = pgTable(
+  'one_time_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    // confirmation | recovery | email_change_new | email_change_current | reauthentication
+    tokenType: text('token_type').notNull(),
+    // SHA-256 of the link token.
+    tokenHash: text('token_hash').notNull(),
+    // HMAC of the 6-digit code (keyed, so a database dump does not give the codes away).
+    otpHash: text('otp_hash').notNull(),
+    // The address the token was sent to.
+    relatesTo: text('relates_to').notNull(),
+    redirectTo: text('redirect_to'),
+    flowStateId: uuid('flow_state_id'),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: tz('expires_at').notNull(),
+    createdAt: created(),
+  },
+  (t) => [
+    uniqueIndex('one_time_tokens_token_hash_key').on(t.tokenHash),
+    index('one_time_tokens_relates_to_idx').on(t.relatesTo, t.tokenType),
+    index('one_time_tokens_user_idx').on(t.userId, t.tokenType),
+  ],
+);
+
+export const flowState = pgTable(
+  'flow_state',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    authCodeHash: text('auth_code_hash').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    codeChallengeMethod: text('code_challenge_method').notNull(),
+    providerType: text('provider_type').notNull().default('email'),
+    authenticationMethod: text('authentication_method').notNull(),
+    authCodeIssuedAt: tz('auth_code_issued_at'),
+    usedAt: tz('used_at'),
+    expiresAt: tz('expires_at').notNull(),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('flow_state_auth_code_hash_key').on(t.authCodeHash)],
+);
+
+export const mfaFactors = pgTable(
+  'mfa_factors',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    friendlyName: text('friendly_name').notNull().default(''),
+    factorType: text('factor_type').notNull(), // totp | phone | webauthn
+    status: text('status').notNull().default('unverified'), // unverified | verified
+    secret: text('secret'),
+    phone: text('phone'),
+    webauthnCredential: jsonb('web_authn_credential').$type<Record<string, unknown>>(),
+    webauthnAaguid: uuid('web_authn_aaguid'),
+    lastChallengedAt: tz('last_challenged_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('mfa_factors_user_friendly_name_key').on(t.userId, t.friendlyName),
+    index('mfa_factors_user_idx').on(t.userId),
+  ],
+);
+
+export const mfaChallenges = pgTable(
+  'mfa_challenges',
+  {
+    id: uuid('id').primaryKey(),
+    factorId: uuid('factor_id')
+      .notNull()
+      .references(() => mfaFactors.id, { onDelete: 'cascade' }),
+    ipAddress: text('ip_address').notNull(),
+    otpCodeHash: text('otp_code_hash'),
+    webauthnSessionData: jsonb('web_authn_session_data').$type<Record<string, unknown>>(),
+    verifiedAt: tz('verified_at'),
+    expiresAt: tz('expires_at').notNull(),
+    createdAt: created(),
+  },
+  (t) => [index('mfa_challenges_factor_idx').on(t.factorId)],
+);
+
+/** TOTP replay protection: a (factor, time step) pair can be used once. */
+export const usedTotpCodes = pgTable(
+  'used_totp_codes',
+  {
+    factorId: uuid('factor_id')
+      .notNull()
+      .references(() => mfaFactors.id, { onDelete: 'cascade' }),
+    timeStep: bigint('time_step', { mode: 'number' }).notNull(),
+    createdAt: created(),
+  },
+  (t) => [primaryKey({ columns: [t.factorId, t.timeStep] })],
+);
+
+export const signingKeys = pgTable('signing_keys', {
+  kid: text('kid').primaryKey(),
+  algorithm: text('algorithm').notNull().default('ES256'),
+  privateJwk: jsonb('private_jwk').$type<Record<string, unknown>>().notNull(),
+  publicJwk: jsonb('public_jwk').$type<Record<string, unknown>>().notNull(),
+  status: text('status').notNull().default('active'), // active | verify_only | retired
+  createdAt: created(),
+  retiredAt: tz('retired_at'),
+});
+
+/** Server-generated secrets (e.g. the HMAC keys for refresh-token chains and email codes). */
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: created(),
+});
+
+export const auditLogEntries = pgTable(
+  'audit_log_entries',
+  {
+    id: uuid('id').primaryKey(),
+    action: text('action').notNull(),
+    actorId: uuid('actor_id'),
+    ipAddress: text('ip_address'),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: created(),
+  },
+  (t) => [index('audit_log_created_at_idx').on(t.createdAt), index('audit_log_actor_idx').on(t.actorId)],
+);
+
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    key: text('key').notNull(),
+    windowStart: tz('window_start').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] }), index('rate_limit_window_idx').on(t.windowStart)],
+);
+
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id'),
+    kind: text('kind').notNull(), // confirmation | recovery | email_change | ...
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    html: text('html').notNull(),
+    text: text('text').notNull(),
+    status: text('status').notNull().default('pending'), // pending | sending | sent | failed
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: tz('next_attempt_at').notNull().defaultNow(),
+    claimedAt: tz('claimed_at'),
+    lastError: text('last_error'),
+    sentAt: tz('sent_at'),
+    createdAt: created(),
+  },
+  (t) => [
+    index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status in ('pending', 'sending')`),
+    index('mail_outbox_to_idx').on(t.toAddress, t.createdAt),
+  ],
+);

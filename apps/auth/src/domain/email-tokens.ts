@@ -1,0 +1,55 @@
+import { hmac, randomOtp, randomToken, sha256 } from '../crypto/tokens.ts';
+import type { DbOrTx } from '../db/client.ts';
+import type { Deps } from '../deps.ts';
+import { type MailKind, renderMail } from '../mail/templates.ts';
+import { type OneTimeTokenType, replaceOneTimeToken } from '../repositories/one-time-tokens.ts';
+import { enqueueMail } from '../repositories/outbox.ts';
+
+/** The keyed hash of a 6-digit code, bound to the address and token type. */
+export function otpHash(deps: Deps, type: OneTimeTokenType, address: string, code: string): string {
+  return hmac(deps.secrets.otp, `${type}:${address}:${code}`);
+}
+
+const verifyType: Record<OneTimeTokenType, string> = {
+  confirmation: 'signup',
+  recovery: 'recovery',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
+};
+const mailKind: Record<OneTimeTokenType, MailKind> = {
+  confirmation: 'confirmation',
+  recovery: 'recovery',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
+};
+
+/**
+ * Creates a one-time token (link + 6-digit code, both stored hashed) and writes the email to the
+ * outbox, in the caller's transaction. The dispatcher sends it after commit.
+ * The link is built from SITE_URL (never from request headers).
+ */
+export async function issueEmailToken(
+  deps: Deps,
+  tx: DbOrTx,
+  p: { userId: string; type: OneTimeTokenType; to: string; redirectTo: string },
+): Promise<void> {
+  const now = deps.clock();
+  const token = randomToken(32);
+  const code = randomOtp();
+  await replaceOneTimeToken(tx, {
+    userId: p.userId,
+    type: p.type,
+    tokenHash: sha256(token),
+    otpHash: otpHash(deps, p.type, p.to, code),
+    relatesTo: p.to,
+    redirectTo: p.redirectTo,
+    expiresAt: new Date(now.getTime() + deps.config.MAILER_OTP_EXP * 1000),
+    now,
+  });
+  const link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
+  link.searchParams.set('token', token);
+  link.searchParams.set('type', verifyType[p.type]);
+  link.searchParams.set('redirect_to', p.redirectTo);
+  const mail = renderMail(mailKind[p.type], link.href, code, Math.round(deps.config.MAILER_OTP_EXP / 60));
+  await enqueueMail(tx, { userId: p.userId, kind: mailKind[p.type], to: p.to, ...mail });
+}

@@ -1,0 +1,74 @@
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../crypto/passwords.ts';
+import type { Deps, RequestMeta } from '../deps.ts';
+import { AuthError } from '../errors.ts';
+import { audit } from '../repositories/audit.ts';
+import { findUserByEmail, loadUserRelations, updateUser } from '../repositories/users.ts';
+import { normalizeEmail } from './email.ts';
+import { passwordProblems } from './password-policy.ts';
+import { enforceRateLimits } from './rate-limit.ts';
+import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
+import { passwordChecks, policyOf } from './signup.ts';
+import { userJson } from './user-json.ts';
+
+/**
+ * POST /token?grant_type=password. Unknown email and wrong password get the same answer after the
+ * same work (a dummy argon2 verify); "Email not confirmed" and "banned" only after a correct password.
+ */
+export async function passwordGrant(
+  deps: Deps,
+  input: { email?: string | undefined; password?: string | undefined; phone?: string | undefined },
+  meta: RequestMeta,
+): Promise<SessionResponse> {
+  if (input.phone !== undefined && input.email === undefined) throw new AuthError('phone_provider_disabled');
+  if (typeof input.email !== 'string' || typeof input.password !== 'string' || input.password === '')
+    throw new AuthError('invalid_credentials');
+  const email = normalizeEmail(input.email);
+  const rl = deps.config.rateLimits;
+  await enforceRateLimits(
+    deps,
+    [
+      { key: `signin:ip:${meta.ip}`, limit: rl.signinPerIp },
+      { key: `signin:acct:${email}`, limit: rl.signinPerAccount },
+    ],
+    rl.window,
+  );
+  // Passwords beyond the maximum can never match (we never store them); refuse without hashing a huge input.
+  if (input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2) throw new AuthError('invalid_credentials');
+
+  const user = email.length <= 255 ? await findUserByEmail(deps.db, email) : undefined;
+  if (!user?.encryptedPassword) {
+    await burnPasswordCheck(input.password);
+    throw new AuthError('invalid_credentials');
+  }
+  const result = await verifyPassword(user.encryptedPassword, input.password);
+  if (!result.ok) {
+    await audit(deps.db, 'login_failed', user.id, meta.ip, {}).catch(() => {});
+    throw new AuthError('invalid_credentials');
+  }
+  const now = deps.clock();
+  if (user.bannedUntil && user.bannedUntil > now) throw new AuthError('user_banned');
+  if (!user.emailConfirmedAt) throw new AuthError('email_not_confirmed');
+
+  const newHash = result.needsRehash ? await hashPassword(input.password) : undefined;
+  const { updated, session, refreshToken } = await deps.db.transaction(async (tx) => {
+    const updated = await updateUser(tx, user.id, {
+      lastSignInAt: now,
+      ...(newHash ? { encryptedPassword: newHash } : {}),
+    });
+    const started = await startSession(deps, tx, updated, 'password', meta);
+    await audit(tx, 'login', user.id, meta.ip, { provider: 'email' });
+    return { updated, ...started };
+  });
+  const rel = await loadUserRelations(deps.db, user.id);
+  const response = await sessionResponse(
+    deps,
+    updated,
+    session,
+    refreshToken,
+    userJson(updated, rel.identities, rel.factors),
+  );
+  const weak = passwordProblems(input.password, policyOf(deps), passwordChecks);
+  response.weak_password =
+    weak.reasons.length > 0 ? { message: weak.messages.join(' '), reasons: weak.reasons } : null;
+  return response;
+}

@@ -1,0 +1,76 @@
+import type { Deps, RequestMeta } from '../deps.ts';
+import { AuthError } from '../errors.ts';
+import { audit } from '../repositories/audit.ts';
+import { findUserByEmail, findUserByPendingEmail, updateUser } from '../repositories/users.ts';
+import { parseEmail } from './email.ts';
+import { issueEmailToken } from './email-tokens.ts';
+import { emailQuota, enforceRateLimits } from './rate-limit.ts';
+
+function ipLimit(deps: Deps, meta: RequestMeta) {
+  return enforceRateLimits(
+    deps,
+    [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],
+    deps.config.rateLimits.window,
+  );
+}
+
+/** POST /recover: always `{}` (unknown emails included); the quota counts the address either way. */
+export async function requestRecovery(
+  deps: Deps,
+  rawEmail: string,
+  redirectTo: string,
+  meta: RequestMeta,
+): Promise<void> {
+  const email = parseEmail(rawEmail);
+  await ipLimit(deps, meta);
+  await emailQuota(deps, email);
+  const user = await findUserByEmail(deps.db, email);
+  if (!user) return;
+  const now = deps.clock();
+  await deps.db.transaction(async (tx) => {
+    await updateUser(tx, user.id, { recoverySentAt: now, updatedAt: now });
+    await issueEmailToken(deps, tx, { userId: user.id, type: 'recovery', to: email, redirectTo });
+    await audit(tx, 'user_recovery_requested', user.id, meta.ip, {});
+  });
+  deps.mail.kick();
+}
+
+/** POST /resend: signup confirmation or email-change confirmation; `{}` whatever the account state. */
+export async function resend(
+  deps: Deps,
+  type: string,
+  rawEmail: string | undefined,
+  redirectTo: string,
+  meta: RequestMeta,
+): Promise<void> {
+  if (type === 'sms' || type === 'phone_change') throw new AuthError('phone_provider_disabled');
+  if (type !== 'signup' && type !== 'email_change')
+    throw new AuthError(
+      'validation_failed',
+      'Missing one of these types: signup, email_change, sms, phone_change',
+    );
+  if (rawEmail === undefined) throw new AuthError('validation_failed', 'An email address is required');
+  const email = parseEmail(rawEmail);
+  await ipLimit(deps, meta);
+  await emailQuota(deps, email);
+  const now = deps.clock();
+  if (type === 'signup') {
+    const user = await findUserByEmail(deps.db, email);
+    if (!user || user.emailConfirmedAt) return;
+    await deps.db.transaction(async (tx) => {
+      await updateUser(tx, user.id, { confirmationSentAt: now, updatedAt: now });
+      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo });
+    });
+  } else {
+    // The pending new address (what the user typed in updateUser), or the current address of a user
+    // with a pending change.
+    const user = (await findUserByPendingEmail(deps.db, email)) ?? (await findUserByEmail(deps.db, email));
+    if (!user?.emailChange) return;
+    const to = user.emailChange;
+    await deps.db.transaction(async (tx) => {
+      await updateUser(tx, user.id, { emailChangeSentAt: now, updatedAt: now });
+      await issueEmailToken(deps, tx, { userId: user.id, type: 'email_change_new', to, redirectTo });
+    });
+  }
+  deps.mail.kick();
+}

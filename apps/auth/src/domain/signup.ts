@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { hashPassword } from '../crypto/passwords.ts';
+import { isUniqueViolation } from '../db/client.ts';
+import type { Deps, RequestMeta } from '../deps.ts';
+import { AuthError } from '../errors.ts';
+import { audit } from '../repositories/audit.ts';
+import { findUserByEmail, insertEmailUser, loadUserRelations, updateUser } from '../repositories/users.ts';
+import { parseEmail } from './email.ts';
+import { issueEmailToken } from './email-tokens.ts';
+import { assertPasswordAcceptable, type PasswordCheck } from './password-policy.ts';
+import { emailQuota, enforceRateLimits } from './rate-limit.ts';
+import { sessionResponse, startSession } from './session-tokens.ts';
+import { fakeUserJson, userJson } from './user-json.ts';
+
+export type SignupInput = {
+  email?: string | undefined;
+  password?: string | undefined;
+  data?: Record<string, unknown>;
+};
+
+/** Hook for the hardening issue (e.g. a common-password list); sign-up and password change use it. */
+export const passwordChecks: PasswordCheck[] = [];
+
+export function policyOf(deps: Deps) {
+  return { minLength: deps.config.PASSWORD_MIN_LENGTH, maxLength: deps.config.PASSWORD_MAX_LENGTH };
+}
+
+/** POST /signup. Returns a bare user (confirmation on) or a session (MAILER_AUTOCONFIRM). */
+export async function signUp(
+  deps: Deps,
+  input: SignupInput,
+  redirectTo: string,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
+  if (input.email === undefined) throw new AuthError('anonymous_provider_disabled');
+  if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
+  assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks);
+  const email = parseEmail(input.email);
+  const data = input.data ?? {};
+
+  await enforceRateLimits(
+    deps,
+    [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],
+    deps.config.rateLimits.window,
+  );
+  const autoconfirm = deps.config.MAILER_AUTOCONFIRM;
+  if (!autoconfirm) await emailQuota(deps, email);
+
+  const existing = await findUserByEmail(deps.db, email);
+  if (existing) return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, true);
+
+  // Hash before opening the transaction: the slow part never holds a connection or the PGlite lock.
+  const passwordHash = await hashPassword(input.password);
+  const now = deps.clock();
+  try {
+    const result = await deps.db.transaction(async (tx) => {
+      const { user, identity } = await insertEmailUser(tx, {
+        email,
+        passwordHash,
+        userMetadata: data,
+        confirmedAt: autoconfirm ? now : null,
+        confirmationSentAt: autoconfirm ? null : now,
+        now,
+      });
+      await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email' });
+      if (!autoconfirm) {
+        await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo });
+        return { user, identity, session: undefined };
+      }
+      const lastSignIn = await updateUser(tx, user.id, { lastSignInAt: now });
+      const session = await startSession(deps, tx, lastSignIn, 'password', meta);
+      return { user: lastSignIn, identity, session };
+    });
+    if (!result.session) {
+      deps.mail.kick();
+      return userJson(result.user, [result.identity]);
+    }
+    return await sessionResponse(
+      deps,
+      result.user,
+      result.session.session,
+      result.session.refreshToken,
+      userJson(result.user, [result.identity]),
+    );
+  } catch (err) {
+    // A concurrent sign-up of the same address won the unique index: answer as for a duplicate,
+    // without sending a second email (the winner's is on its way).
+    if (isUniqueViolation(err)) {
+      const winner = await findUserByEmail(deps.db, email);
+      if (winner) return repeatedSignup(deps, winner.id, email, data, redirectTo, meta, false);
+    }
+    throw err;
+  }
+}
+
+async function repeatedSignup(
+  deps: Deps,
+  userId: string,
+  email: string,
+  data: Record<string, unknown>,
+  redirectTo: string,
+  meta: RequestMeta,
+  mayResend: boolean,
+): Promise<Record<string, unknown>> {
+  const user = await findUserByEmail(deps.db, email);
+  if (!user || user.id !== userId) throw new AuthError('conflict', 'Concurrent sign-up, please retry');
+  if (user.emailConfirmedAt) {
+    if (deps.config.MAILER_AUTOCONFIRM) throw new AuthError('user_already_exists');
+    await audit(deps.db, 'user_repeated_signup', user.id, meta.ip, { provider: 'email' });
+    return fakeUserJson(randomUUID(), email, data, deps.clock());
+  }
+  // Unconfirmed: never touch the password or metadata (that would let anyone take over a pending
+  // sign-up); send a fresh confirmation instead.
+  let current = user;
+  if (mayResend) {
+    const now = deps.clock();
+    current = await deps.db.transaction(async (tx) => {
+      const updated = await updateUser(tx, user.id, { confirmationSentAt: now, updatedAt: now });
+      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo });
+      await audit(tx, 'user_confirmation_requested', user.id, meta.ip, {});
+      return updated;
+    });
+    deps.mail.kick();
+  }
+  const rel = await loadUserRelations(deps.db, current.id);
+  return userJson(current, rel.identities, rel.factors);
+}

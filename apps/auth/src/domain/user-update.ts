@@ -1,0 +1,95 @@
+import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
+import type { Deps, RequestMeta } from '../deps.ts';
+import { AuthError } from '../errors.ts';
+import { audit } from '../repositories/audit.ts';
+import { deleteUserTokens } from '../repositories/one-time-tokens.ts';
+import type { SessionRow } from '../repositories/sessions.ts';
+import { deleteUserSessions } from '../repositories/sessions.ts';
+import { findUserByEmail, loadUserRelations, type UserRow, updateUser } from '../repositories/users.ts';
+import { parseEmail } from './email.ts';
+import { issueEmailToken } from './email-tokens.ts';
+import { assertPasswordAcceptable } from './password-policy.ts';
+import { emailQuota, enforceRateLimits } from './rate-limit.ts';
+import { passwordChecks, policyOf } from './signup.ts';
+import { userJson } from './user-json.ts';
+
+export type UserUpdateInput = {
+  email?: string | undefined;
+  password?: string | undefined;
+  data?: Record<string, unknown> | undefined;
+};
+
+/** Merges metadata: a key set to null is removed (GoTrue's rule). */
+export function mergeMetadata(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** PUT /user: metadata, password (ends the user's other sessions) and email change (confirmed by mail). */
+export async function updateCurrentUser(
+  deps: Deps,
+  user: UserRow,
+  session: SessionRow,
+  input: UserUpdateInput,
+  redirectTo: string,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  await enforceRateLimits(
+    deps,
+    [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],
+    deps.config.rateLimits.window,
+  );
+  const now = deps.clock();
+  let passwordHash: string | undefined;
+  if (input.password !== undefined) {
+    assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks);
+    if (user.encryptedPassword && (await verifyPassword(user.encryptedPassword, input.password)).ok)
+      throw new AuthError('same_password');
+    passwordHash = await hashPassword(input.password);
+  }
+  let newEmail: string | undefined;
+  if (input.email !== undefined) {
+    const email = parseEmail(input.email);
+    if (email !== user.email) {
+      const other = await findUserByEmail(deps.db, email);
+      if (other) throw new AuthError('email_exists');
+      await emailQuota(deps, email);
+      newEmail = email;
+    }
+  }
+  const updated = await deps.db.transaction(async (tx) => {
+    const patch: Partial<UserRow> = { updatedAt: now };
+    if (input.data) patch.userMetadata = mergeMetadata(user.userMetadata, input.data);
+    if (passwordHash) patch.encryptedPassword = passwordHash;
+    if (newEmail) {
+      patch.emailChange = newEmail;
+      patch.emailChangeSentAt = now;
+    }
+    const row = await updateUser(tx, user.id, patch);
+    if (passwordHash) {
+      // A new password ends every other session and voids outstanding links.
+      await deleteUserSessions(tx, user.id, session.id);
+      await deleteUserTokens(tx, user.id, ['recovery', 'confirmation']);
+      await audit(tx, 'user_updated_password', user.id, meta.ip, {});
+    }
+    if (newEmail)
+      await issueEmailToken(deps, tx, {
+        userId: user.id,
+        type: 'email_change_new',
+        to: newEmail,
+        redirectTo,
+      });
+    if (input.data || newEmail) await audit(tx, 'user_modified', user.id, meta.ip, {});
+    return row;
+  });
+  if (newEmail) deps.mail.kick();
+  const rel = await loadUserRelations(deps.db, user.id);
+  return userJson(updated, rel.identities, rel.factors);
+}

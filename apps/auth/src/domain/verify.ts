@@ -1,0 +1,113 @@
+import { sha256 } from '../crypto/tokens.ts';
+import { isUniqueViolation } from '../db/client.ts';
+import type { Deps, RequestMeta } from '../deps.ts';
+import { AuthError } from '../errors.ts';
+import { audit } from '../repositories/audit.ts';
+import {
+  consumeByOtp,
+  consumeByTokenHash,
+  deleteUserTokens,
+  type OneTimeTokenRow,
+  type OneTimeTokenType,
+} from '../repositories/one-time-tokens.ts';
+import { applyEmailChange, confirmEmail, findUserById, loadUserRelations } from '../repositories/users.ts';
+import { normalizeEmail } from './email.ts';
+import { otpHash } from './email-tokens.ts';
+import { enforceRateLimits } from './rate-limit.ts';
+import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
+import { userJson } from './user-json.ts';
+
+/** The verify `type` values we serve, mapped to the stored token types they may consume. */
+export const verifyTypes: Record<string, OneTimeTokenType[]> = {
+  signup: ['confirmation'],
+  recovery: ['recovery'],
+  email_change: ['email_change_new', 'email_change_current'],
+  // `email` accepts either a confirmation or a recovery token (GoTrue's rule).
+  email: ['confirmation', 'recovery'],
+  // Magic links are recovery-style sign-in links in GoTrue; we accept recovery tokens for them.
+  magiclink: ['recovery'],
+};
+
+export type VerifyInput = { type: string; tokenHash: string } | { type: string; email: string; code: string };
+
+/** Consumes a link or code and signs the user in. Exactly one of N concurrent uses succeeds. */
+export async function verifyToken(
+  deps: Deps,
+  input: VerifyInput,
+  meta: RequestMeta,
+): Promise<{
+  session: SessionResponse;
+  tokenType: OneTimeTokenType;
+  redirectTo: string | null;
+  verifyType: string;
+}> {
+  const types = verifyTypes[input.type];
+  if (!types) throw new AuthError('validation_failed', `Invalid verification type: ${input.type}`);
+  const rl = deps.config.rateLimits;
+  const limits = [{ key: `verify:ip:${meta.ip}`, limit: rl.verifyPerIp }];
+  if ('email' in input)
+    limits.push({ key: `verify:acct:${normalizeEmail(input.email)}`, limit: rl.signinPerAccount });
+  await enforceRateLimits(deps, limits, rl.window);
+
+  const now = deps.clock();
+  const expired = () =>
+    new AuthError(
+      'otp_expired',
+      'tokenHash' in input ? 'Email link is invalid or has expired' : 'Token has expired or is invalid',
+    );
+  let result: {
+    user: Awaited<ReturnType<typeof confirmEmail>>;
+    session: Awaited<ReturnType<typeof startSession>>;
+    token: OneTimeTokenRow;
+  };
+  try {
+    result = await deps.db.transaction(async (tx) => {
+      let token: OneTimeTokenRow | undefined;
+      if ('tokenHash' in input) {
+        token = await consumeByTokenHash(tx, sha256(input.tokenHash), types, now);
+      } else {
+        const email = normalizeEmail(input.email);
+        const hashes = new Map(types.map((t) => [t, otpHash(deps, t, email, input.code)] as const));
+        token = await consumeByOtp(tx, email, hashes, now);
+      }
+      if (!token) throw expired();
+      const found = await findUserById(tx, token.userId);
+      if (!found) throw expired();
+      if (found.bannedUntil && found.bannedUntil > now)
+        throw new AuthError('user_banned', undefined, { status: 403 });
+      let user = found;
+      if (token.tokenType === 'email_change_new' || token.tokenType === 'email_change_current') {
+        if (user.emailChange !== token.relatesTo && token.tokenType === 'email_change_new') throw expired();
+        user = await applyEmailChange(tx, user, user.emailChange ?? token.relatesTo, now);
+        await deleteUserTokens(tx, user.id, ['email_change_new', 'email_change_current']);
+        await audit(tx, 'email_changed', user.id, meta.ip, {});
+      } else {
+        // Confirmation, and also recovery (reaching the mailbox proves the address).
+        user = await confirmEmail(tx, user, now);
+        if (token.tokenType === 'confirmation') await deleteUserTokens(tx, user.id, ['confirmation']);
+      }
+      const session = await startSession(deps, tx, user, 'otp', meta);
+      await audit(tx, 'login', user.id, meta.ip, { provider: 'email', method: input.type });
+      return { user, session, token };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AuthError('email_exists');
+    throw err;
+  }
+  const rel = await loadUserRelations(deps.db, result.user.id);
+  const session = await sessionResponse(
+    deps,
+    result.user,
+    result.session.session,
+    result.session.refreshToken,
+    userJson(result.user, rel.identities, rel.factors),
+  );
+  const verifyType =
+    result.token.tokenType === 'recovery' ? 'recovery' : input.type === 'email' ? 'signup' : input.type;
+  return {
+    session,
+    tokenType: result.token.tokenType as OneTimeTokenType,
+    redirectTo: result.token.redirectTo,
+    verifyType,
+  };
+}

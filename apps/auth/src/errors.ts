@@ -1,0 +1,99 @@
+// Every error the API can answer, in ONE table: code → HTTP status and GoTrue's message.
+// Routes and domain functions throw `new AuthError('code')`; the app's error handler renders it in
+// GoTrue's new or legacy JSON shape (see toErrorResponse).
+import type { Context } from 'hono';
+
+export const errorTable = {
+  validation_failed: { status: 400, message: 'Validation failed' },
+  bad_json: { status: 400, message: 'Could not parse request body as JSON' },
+  request_entity_too_large: { status: 413, message: 'Request body too large' },
+  not_found: { status: 404, message: 'Not found' },
+  no_api_key: { status: 401, message: 'No API key found in request' },
+  invalid_api_key: { status: 401, message: 'Invalid API key' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+  signup_disabled: { status: 422, message: 'Signups not allowed for this instance' },
+  anonymous_provider_disabled: { status: 422, message: 'Anonymous sign-ins are disabled' },
+  phone_provider_disabled: { status: 422, message: 'Phone signups are disabled' },
+  user_already_exists: { status: 422, message: 'User already registered' },
+  email_exists: { status: 422, message: 'A user with this email address has already been registered' },
+  weak_password: { status: 422, message: 'Password should be at least 6 characters.' },
+  same_password: { status: 422, message: 'New password should be different from the old password.' },
+  invalid_credentials: { status: 400, message: 'Invalid login credentials' },
+  email_not_confirmed: { status: 400, message: 'Email not confirmed' },
+  user_banned: { status: 400, message: 'User is banned' },
+  unsupported_grant_type: { status: 400, message: 'unsupported_grant_type' },
+  refresh_token_not_found: { status: 400, message: 'Invalid Refresh Token: Refresh Token Not Found' },
+  refresh_token_already_used: { status: 400, message: 'Invalid Refresh Token: Already Used' },
+  session_expired: { status: 400, message: 'Invalid Refresh Token: Session Expired' },
+  session_not_found: { status: 403, message: 'Session from session_id claim in JWT does not exist' },
+  no_authorization: { status: 401, message: 'This endpoint requires a valid Bearer token' },
+  bad_jwt: { status: 403, message: 'invalid JWT: unable to parse or verify signature' },
+  user_not_found: { status: 403, message: 'User from sub claim in JWT does not exist' },
+  not_admin: { status: 403, message: 'User not allowed' },
+  otp_expired: { status: 403, message: 'Token has expired or is invalid' },
+  flow_state_not_found: { status: 404, message: 'invalid flow state, no valid flow state found' },
+  flow_state_expired: { status: 422, message: 'Flow state has expired' },
+  bad_code_verifier: { status: 400, message: 'code challenge does not match previously saved code verifier' },
+  over_request_rate_limit: { status: 429, message: 'Request rate limit reached' },
+  over_email_send_rate_limit: { status: 429, message: 'email rate limit exceeded' },
+  conflict: {
+    status: 409,
+    message: 'Too many concurrent token refresh requests on the same session or refresh token',
+  },
+  service_unavailable: { status: 503, message: 'Service temporarily unavailable, please retry' },
+  unexpected_failure: {
+    status: 500,
+    message: 'Unexpected failure, please check server logs for more information',
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorTable;
+
+export class AuthError extends Error {
+  override name = 'AuthError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { extra?: Record<string, unknown>; headers?: Record<string, string>; status?: number },
+  ) {
+    super(message ?? errorTable[code].message);
+    this.code = code;
+    this.status = options?.status ?? errorTable[code].status;
+    this.extra = options?.extra;
+    this.headers = options?.headers;
+  }
+}
+
+export const API_VERSION_HEADER = 'X-Supabase-Api-Version';
+const API_VERSION_2024 = Date.parse('2024-01-01T00:00:00Z');
+
+/** The API version the request asked for, when it is a valid date ≥ 2024-01-01 (GoTrue's rule). */
+export function requestedApiVersion(header: string | undefined): string | undefined {
+  if (!header || !/^2\d{3}-\d{2}-\d{2}$/.test(header)) return undefined;
+  const time = Date.parse(`${header}T00:00:00Z`);
+  if (Number.isNaN(time) || time < API_VERSION_2024) return undefined;
+  return header;
+}
+
+/** Renders an AuthError in the shape the client expects, echoing the API version header. */
+export function toErrorResponse(c: Context, err: AuthError, requestId?: string): Response {
+  const version = requestedApiVersion(c.req.header(API_VERSION_HEADER));
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'x-sb-error-code': err.code,
+    ...err.headers,
+  };
+  let body: Record<string, unknown>;
+  if (version) {
+    headers[API_VERSION_HEADER] = version;
+    body = { code: err.code, message: err.message, ...err.extra };
+  } else {
+    body = { code: err.status, error_code: err.code, msg: err.message, ...err.extra };
+    if (err.status >= 500 && requestId) body.error_id = requestId;
+  }
+  return new Response(JSON.stringify(body), { status: err.status, headers });
+}

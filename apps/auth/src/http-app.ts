@@ -1,0 +1,111 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { isDatabaseUnavailable } from './db/client.ts';
+import type { Deps } from './deps.ts';
+import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import type { AppEnv } from './http/context.ts';
+import { jsonBody, requestContext, requireApiKey } from './http/middleware.ts';
+import { devMailboxRoutes } from './routes/dev-mailbox.ts';
+import { healthRoutes, SERVICE_VERSION } from './routes/health.ts';
+import { jwksRoutes } from './routes/jwks.ts';
+import { logoutRoutes } from './routes/logout.ts';
+import { recoverRoutes } from './routes/recover.ts';
+import { resendRoutes } from './routes/resend.ts';
+import { settingsRoutes } from './routes/settings.ts';
+import { signupRoutes } from './routes/signup.ts';
+import { tokenRoutes } from './routes/token.ts';
+import { userRoutes } from './routes/user.ts';
+import { verifyRoutes } from './routes/verify.ts';
+import { createSiteApp, type SiteOptions } from './site/site-app.ts';
+
+export type HttpAppOptions = { site?: Omit<SiteOptions, 'logger'> | undefined };
+
+/** Maps any thrown value to a response: AuthError as is, database outages to 503, the rest to 500. */
+function handleError(deps: Deps) {
+  return (err: Error, c: import('hono').Context<AppEnv>) => {
+    const requestId = c.get('requestId');
+    const log = c.get('log') ?? deps.logger;
+    let authError: AuthError;
+    if (err instanceof AuthError) authError = err;
+    else if (isDatabaseUnavailable(err)) {
+      log.error({ err: err.message }, 'database unavailable');
+      authError = new AuthError('service_unavailable', undefined, { headers: { 'Retry-After': '5' } });
+    } else {
+      log.error({ err: { message: err.message, stack: err.stack } }, 'unexpected error');
+      authError = new AuthError('unexpected_failure');
+    }
+    const res = toErrorResponse(c, authError, requestId);
+    if (requestId) res.headers.set('X-Request-Id', requestId);
+    return res;
+  };
+}
+
+/** The auth API under /auth/v1 (GoTrue wire format). */
+export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
+  const api = new OpenAPIHono<AppEnv>();
+  api.use(
+    '*',
+    cors({
+      // Any origin may call the API: credentials are bearer tokens, never cookies.
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      exposeHeaders: [API_VERSION_HEADER, 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
+  api.use('*', requireApiKey(deps.config));
+  api.use('*', jsonBody());
+  api.use('*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  });
+  for (const routes of [
+    healthRoutes(deps),
+    settingsRoutes(deps),
+    jwksRoutes(deps),
+    signupRoutes(deps),
+    tokenRoutes(deps),
+    verifyRoutes(deps),
+    userRoutes(deps),
+    logoutRoutes(deps),
+    recoverRoutes(deps),
+    resendRoutes(deps),
+    devMailboxRoutes(deps),
+  ])
+    api.route('/', routes);
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Namaa auth API (Supabase Auth / GoTrue compatible)',
+      version: SERVICE_VERSION,
+      description:
+        'Every route is under /auth/v1 and needs the `apikey` header, except GET /verify, /health and /.well-known/*.',
+    },
+    servers: [{ url: '/auth/v1' }],
+  });
+  api.all('*', () => {
+    throw new AuthError('not_found', 'Not found');
+  });
+  api.onError(handleError(deps));
+  return api;
+}
+
+/** The whole HTTP surface: the auth API at /auth/v1 and, when given, the site as the fallback. */
+export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestContext(deps));
+  app.route('/auth/v1', createAuthApi(deps));
+  if (options.site) {
+    const log = deps.logger.child({ part: 'site' });
+    app.route('/', createSiteApp({ ...options.site, logger: { warn: (obj, msg) => log.warn(obj, msg) } }));
+  }
+  app.notFound((c) => toErrorResponse(c, new AuthError('not_found'), c.get('requestId')));
+  app.onError(handleError(deps));
+  return app;
+}

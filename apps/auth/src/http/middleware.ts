@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Config } from '../config.ts';
+import type { Deps } from '../deps.ts';
+import { AuthError } from '../errors.ts';
+import { findSessionWithUser } from '../repositories/sessions.ts';
+import { type AppEnv, clientIp } from './context.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Request id (kept from X-Request-Id when sane), per-request logger, one log line per request. */
+export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const log = deps.logger.child({ reqId: requestId });
+    c.set('requestId', requestId);
+    c.set('log', log);
+    c.set('meta', {
+      ip: clientIp(c, deps.config.TRUST_PROXY),
+      userAgent: c.req.header('user-agent'),
+      requestId,
+    });
+    const started = performance.now();
+    await next();
+    c.header('X-Request-Id', requestId);
+    // The path only: query strings carry link tokens (/verify?token=…).
+    log.info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        ip: c.get('meta').ip,
+      },
+      'request',
+    );
+  };
+}
+
+/**
+ * Reads and parses JSON bodies up front so every route sees the same rules: over 1 MB → 413, bad
+ * JSON → 400 bad_json, empty → {} (the client sends POST /logout with a JSON content type and no body).
+ */
+export function jsonBody(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') {
+      c.set('body', {});
+      return next();
+    }
+    const length = Number(c.req.header('content-length') ?? '0');
+    if (length > MAX_BODY_BYTES) throw new AuthError('request_entity_too_large');
+    let text = '';
+    if (c.req.raw.body) {
+      const reader = c.req.raw.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > MAX_BODY_BYTES) {
+          await reader.cancel().catch(() => {});
+          throw new AuthError('request_entity_too_large');
+        }
+        chunks.push(value);
+      }
+      try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Buffer.concat(chunks));
+      } catch {
+        throw new AuthError('bad_json', 'Could not parse request body as JSON: invalid UTF-8');
+      }
+    }
+    if (text.trim() === '') c.set('body', {});
+    else {
+      try {
+        c.set('body', JSON.parse(text));
+      } catch (err) {
+        throw new AuthError(
+          'bad_json',
+          `Could not parse request body as JSON: ${(err as Error).message.slice(0, 120)}`,
+        );
+      }
+    }
+    return next();
+  };
+}
+
+/**
+ * The `apikey` header (or `Authorization: Bearer <key>`), as the Supabase gateway requires: the
+ * public ANON_KEY or the SERVICE_ROLE_KEY. The email link (GET /verify) and public metadata are exempt.
+ */
+export function requireApiKey(config: Config): MiddlewareHandler<AppEnv> {
+  const exempt = [
+    /^\/auth\/v1\/verify$/,
+    /^\/auth\/v1\/health$/,
+    /^\/auth\/v1\/\.well-known\//,
+    /^\/auth\/v1\/openapi\.json$/,
+    /^\/auth\/v1\/_dev\//,
+  ];
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS' || (c.req.method === 'GET' && exempt.some((re) => re.test(c.req.path))))
+      return next();
+    const key = c.req.header('apikey') ?? c.req.query('apikey');
+    if (!key) throw new AuthError('no_api_key');
+    if (key !== config.ANON_KEY && key !== config.SERVICE_ROLE_KEY) throw new AuthError('invalid_api_key');
+    return next();
+  };
+}
+
+/** Authenticates `Authorization: Bearer <access token>` and loads its user and session. */
+export function requireUser(deps: Deps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const match = header.match(/^Bearer\s+(\S+)$/i);
+    if (!match) throw new AuthError('no_authorization');
+    const token = match[1] as string;
+    let claims: Awaited<ReturnType<typeof deps.keys.verify>>;
+    try {
+      claims = await deps.keys.verify(token);
+    } catch (err) {
+      const detail = (err as Error).message?.slice(0, 100) ?? 'invalid';
+      throw new AuthError('bad_jwt', `invalid JWT: unable to parse or verify signature, ${detail}`);
+    }
+    if (typeof claims.session_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.session_id))
+      throw new AuthError('session_not_found');
+    const found = await findSessionWithUser(deps.db, claims.session_id);
+    if (!found) throw new AuthError('session_not_found');
+    if (found.user.id !== claims.sub) throw new AuthError('user_not_found');
+    c.set('auth', found);
+    return next();
+  };
+}

@@ -1,0 +1,91 @@
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+import { claimDueMail, markFailed, markSent } from '../repositories/outbox.ts';
+import type { MailTransport } from './transport.ts';
+
+export type MailDispatcher = {
+  /** Call after a transaction that enqueued mail has committed: sends it now, in the background. */
+  kick(): void;
+  /** Resolves when the current drain (if any) is over (tests, shutdown). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+const MAX_ATTEMPTS = 8;
+/** 5 s, 10 s, 20 s … capped at 10 min. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(5_000 * 2 ** (attempt - 1), 600_000);
+}
+
+/**
+ * Sends outbox rows after commit, retries failures with backoff, and polls for due retries. The
+ * account is never lost to a mail failure: the row stays, and /resend makes a fresh one.
+ */
+export function createMailDispatcher(opts: {
+  db: Db;
+  transport: MailTransport;
+  from: string;
+  logger: Logger;
+  clock: () => Date;
+  pollMs?: number;
+}): MailDispatcher {
+  const { db, transport, from, logger, clock } = opts;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      const batch = await claimDueMail(db, clock(), 20);
+      await Promise.all(
+        batch.map(async (m) => {
+          try {
+            await transport.send({ from, to: m.toAddress, subject: m.subject, text: m.text, html: m.html });
+            await markSent(db, m.id, clock());
+            logger.info({ mailId: m.id, kind: m.kind, transport: transport.kind }, 'mail sent');
+          } catch (err) {
+            const next =
+              m.attempts >= MAX_ATTEMPTS ? null : new Date(clock().getTime() + retryDelayMs(m.attempts));
+            logger.warn(
+              { mailId: m.id, kind: m.kind, attempt: m.attempts, err: (err as Error).message, retryAt: next },
+              'mail send failed',
+            );
+            await markFailed(db, m.id, (err as Error).message, next).catch(() => {});
+          }
+        }),
+      );
+      if (batch.length === 20) again = true;
+    } while (again && !stopped);
+  }
+
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain()
+      .catch((err) => logger.warn({ err: (err as Error).message }, 'mail dispatcher drain failed'))
+      .finally(() => {
+        running = undefined;
+        if (again && !stopped) kick();
+      });
+  }
+
+  const timer = setInterval(kick, opts.pollMs ?? 5_000);
+  timer.unref();
+
+  return {
+    kick,
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      while (running) await running;
+      transport.close();
+    },
+  };
+}

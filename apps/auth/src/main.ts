@@ -1,0 +1,141 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
+import { KeyStore } from './crypto/jwt.ts';
+import { openDatabase } from './db/client.ts';
+import { migrate } from './db/migrate.ts';
+import type { Deps } from './deps.ts';
+import { createHttpApp } from './http-app.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createMailDispatcher } from './mail/dispatcher.ts';
+import { devMailboxTransport, type MailTransport, smtpTransport } from './mail/transport.ts';
+import { deleteOldCounters } from './repositories/rate-limits.ts';
+import { getOrCreateSecret } from './repositories/secrets.ts';
+import { ensureSigningKey, listSigningKeys } from './repositories/signing-keys.ts';
+
+export type StartOptions = {
+  logger?: Logger;
+  /** Serve the site as the fallback (default: true when config.SITE_DIR has an index.html). */
+  site?: boolean;
+  host?: string;
+  clock?: () => Date;
+  mailTransport?: MailTransport;
+};
+
+export type RunningServer = { url: string; port: number; deps: Deps; close(): Promise<void> };
+
+/** Opens the database, migrates, ensures keys and starts listening. Used by main, tests and benches. */
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const clock = opts.clock ?? (() => new Date());
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    await migrate(database);
+    await ensureSigningKey(database.db);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const keys = new KeyStore(() => listSigningKeys(database.db));
+  await keys.reload();
+  const secrets = {
+    refreshChain: await getOrCreateSecret(database.db, 'refresh_token_chain'),
+    otp: await getOrCreateSecret(database.db, 'email_otp'),
+  };
+  const transport =
+    opts.mailTransport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : devMailboxTransport());
+  const mail = createMailDispatcher({ db: database.db, transport, from: config.MAIL_FROM, logger, clock });
+  const deps: Deps = { config, database, db: database.db, keys, secrets, logger, clock, mail };
+  mail.kick(); // anything left from a previous run
+
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const withSite = opts.site ?? existsSync(join(config.SITE_DIR, 'index.html'));
+  const app = createHttpApp(deps, {
+    site: withSite
+      ? {
+          dir: config.SITE_DIR,
+          // '' = the page's own origin (the API is served beside the site).
+          runtimeConfig: { supabaseUrl: config.SUPABASE_URL ?? '', anonKey: config.ANON_KEY },
+          hsts: config.SITE_URL.startsWith('https://'),
+        }
+      : undefined,
+  });
+
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: opts.host ?? config.HOST }, () =>
+      resolve(s),
+    );
+  });
+  // Bounded request time, as GoTrue's 10 s API_MAX_REQUEST_DURATION (slow-loris bodies included).
+  server.setTimeout?.(30_000);
+  if ('requestTimeout' in server) (server as unknown as { requestTimeout: number }).requestTimeout = 15_000;
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? config.HOST;
+  const url = `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
+
+  const sweeper = setInterval(() => {
+    deleteOldCounters(database.db, new Date(clock().getTime() - 2 * 86400_000)).catch(() => {});
+  }, 600_000);
+  sweeper.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    deps,
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await mail.stop();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const server = await startServer(config, { logger });
+  const base = config.SITE_URL;
+  logger.info(
+    {
+      url: server.url,
+      siteUrl: base,
+      database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
+      mail: config.SMTP_URL ? 'smtp' : `${base}/auth/v1/_dev/mailbox`,
+    },
+    'listening',
+  );
+  console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
+  if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+if (import.meta.main) await main();

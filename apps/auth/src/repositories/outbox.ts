@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { desc, eq, sql } from 'drizzle-orm';
+import { type DbOrTx, queryRows } from '../db/client.ts';
+import { mailOutbox } from '../db/schema.ts';
+
+export type OutboxMessage = typeof mailOutbox.$inferSelect;
+
+export async function enqueueMail(
+  db: DbOrTx,
+  m: { userId: string | null; kind: string; to: string; subject: string; text: string; html: string },
+): Promise<string> {
+  const id = randomUUID();
+  await db.insert(mailOutbox).values({
+    id,
+    userId: m.userId,
+    kind: m.kind,
+    toAddress: m.to,
+    subject: m.subject,
+    text: m.text,
+    html: m.html,
+  });
+  return id;
+}
+
+/**
+ * Atomically claims due messages (status → sending) so two dispatchers (or two instances) never
+ * send one message twice. A claim older than `staleAfterSec` (a crash mid-send) is claimable again.
+ */
+export async function claimDueMail(
+  db: DbOrTx,
+  now: Date,
+  limit: number,
+  staleAfterSec = 300,
+): Promise<OutboxMessage[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`update mail_outbox set status = 'sending', claimed_at = ${now.toISOString()}::timestamptz, attempts = attempts + 1
+      where id in (
+        select id from mail_outbox
+        where (status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz)
+           or (status = 'sending' and claimed_at < ${new Date(now.getTime() - staleAfterSec * 1000).toISOString()}::timestamptz)
+        order by next_attempt_at limit ${limit}
+        for update skip locked)
+      returning id`,
+  );
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => String(r.id));
+  return db
+    .select()
+    .from(mailOutbox)
+    .where(
+      sql`${mailOutbox.id} in (${sql.join(
+        ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`,
+    );
+}
+
+export async function markSent(db: DbOrTx, id: string, now: Date): Promise<void> {
+  await db
+    .update(mailOutbox)
+    .set({ status: 'sent', sentAt: now, lastError: null })
+    .where(eq(mailOutbox.id, id));
+}
+
+export async function markFailed(
+  db: DbOrTx,
+  id: string,
+  error: string,
+  nextAttemptAt: Date | null,
+): Promise<void> {
+  await db
+    .update(mailOutbox)
+    .set(
+      nextAttemptAt
+        ? { status: 'pending', lastError: error.slice(0, 500), nextAttemptAt }
+        : { status: 'failed', lastError: error.slice(0, 500) },
+    )
+    .where(eq(mailOutbox.id, id));
+}
+
+export async function listMail(db: DbOrTx, limit = 50, to?: string): Promise<OutboxMessage[]> {
+  const q = db.select().from(mailOutbox);
+  return (to ? q.where(eq(mailOutbox.toAddress, to)) : q).orderBy(desc(mailOutbox.createdAt)).limit(limit);
+}
+
+export async function getMail(db: DbOrTx, id: string): Promise<OutboxMessage | undefined> {
+  const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, id));
+  return row;
+}

@@ -1,0 +1,34 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { requestRecovery } from '../domain/recover.ts';
+import { AuthError } from '../errors.ts';
+import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
+import { documentRoute } from '../http/openapi.ts';
+import { redirectFor } from '../http/redirect.ts';
+import { emailField } from '../http/schemas.ts';
+
+export const recoverBody = z.object({ email: emailField.optional() });
+
+export function recoverRoutes(deps: Deps) {
+  const r = new OpenAPIHono<AppEnv>();
+  documentRoute(r, {
+    method: 'post',
+    path: '/recover',
+    summary: 'Send a password-recovery link; answers {} whether or not the account exists',
+    body: recoverBody,
+    query: z.object({ redirect_to: z.string().optional() }),
+  });
+  r.post('/recover', async (c) => {
+    const body = parseBody(c, recoverBody);
+    if (body.email === undefined) throw new AuthError('validation_failed', 'An email address is required');
+    await requestRecovery(
+      deps,
+      body.email,
+      redirectFor(deps, c, queryParam(c, 'redirect_to')),
+      c.get('meta'),
+    );
+    return c.json({});
+  });
+  return r;
+}

@@ -1,0 +1,37 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { resend } from '../domain/recover.ts';
+import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
+import { documentRoute } from '../http/openapi.ts';
+import { redirectFor } from '../http/redirect.ts';
+import { emailField } from '../http/schemas.ts';
+
+export const resendBody = z.object({
+  type: z.string().max(50),
+  email: emailField.optional(),
+  phone: z.string().max(100).optional(),
+});
+
+export function resendRoutes(deps: Deps) {
+  const r = new OpenAPIHono<AppEnv>();
+  documentRoute(r, {
+    method: 'post',
+    path: '/resend',
+    summary: 'Re-send the signup or email-change confirmation; answers {} whatever the account state',
+    body: resendBody,
+    query: z.object({ redirect_to: z.string().optional() }),
+  });
+  r.post('/resend', async (c) => {
+    const body = parseBody(c, resendBody);
+    await resend(
+      deps,
+      body.type,
+      body.email,
+      redirectFor(deps, c, queryParam(c, 'redirect_to')),
+      c.get('meta'),
+    );
+    return c.json({});
+  });
+  return r;
+}

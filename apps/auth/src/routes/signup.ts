@@ -1,0 +1,45 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { signUp } from '../domain/signup.ts';
+import { AuthError } from '../errors.ts';
+import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
+import { documentRoute } from '../http/openapi.ts';
+import { redirectFor } from '../http/redirect.ts';
+import { emailField, metadataField, parseMetadata, passwordField } from '../http/schemas.ts';
+
+export const signupBody = z.object({
+  email: emailField.optional(),
+  password: passwordField.optional(),
+  phone: z.string().max(100).optional(),
+  data: metadataField,
+});
+
+export function signupRoutes(deps: Deps) {
+  const r = new OpenAPIHono<AppEnv>();
+  documentRoute(r, {
+    method: 'post',
+    path: '/signup',
+    summary: 'Create an account (email + password); a confirmation email is sent unless MAILER_AUTOCONFIRM',
+    body: signupBody,
+    query: z.object({ redirect_to: z.string().optional() }),
+    responses: {
+      200: 'User (confirmation on) or session (autoconfirm)',
+      422: 'weak_password / user_already_exists',
+      429: 'rate limited',
+    },
+  });
+  r.post('/signup', async (c) => {
+    const body = parseBody(c, signupBody);
+    if (body.phone !== undefined && body.email === undefined) throw new AuthError('phone_provider_disabled');
+    const redirectTo = redirectFor(deps, c, queryParam(c, 'redirect_to'));
+    const result = await signUp(
+      deps,
+      { email: body.email, password: body.password, data: parseMetadata(body.data) ?? {} },
+      redirectTo,
+      c.get('meta'),
+    );
+    return c.json(result);
+  });
+  return r;
+}

@@ -1,0 +1,53 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { passwordGrant } from '../domain/password-grant.ts';
+import { refreshGrant } from '../domain/refresh.ts';
+import type { SessionResponse } from '../domain/session-tokens.ts';
+import { AuthError } from '../errors.ts';
+import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
+import { documentRoute } from '../http/openapi.ts';
+import { emailField, passwordField } from '../http/schemas.ts';
+
+export const passwordGrantBody = z.object({
+  email: emailField.optional(),
+  phone: z.string().max(100).optional(),
+  password: passwordField.optional(),
+});
+export const refreshGrantBody = z.object({ refresh_token: z.string().max(1000).optional() });
+
+export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<SessionResponse>;
+
+/**
+ * grant_type → handler. Later issues add entries (e.g. `pkce`) without touching the route.
+ */
+export const grantHandlers: Record<string, GrantHandler> = {
+  password: (deps, c) => passwordGrant(deps, parseBody(c, passwordGrantBody), c.get('meta')),
+  refresh_token: (deps, c) => refreshGrant(deps, parseBody(c, refreshGrantBody).refresh_token),
+};
+
+export function tokenRoutes(deps: Deps) {
+  const r = new OpenAPIHono<AppEnv>();
+  documentRoute(r, {
+    method: 'post',
+    path: '/token',
+    summary: 'Issue a session: grant_type=password (email, password) or refresh_token (refresh_token)',
+    query: z.object({ grant_type: z.enum(['password', 'refresh_token']) }),
+    body: z.union([passwordGrantBody, refreshGrantBody]),
+    responses: {
+      200: 'Session',
+      400: 'invalid_credentials, email_not_confirmed, refresh_token_*',
+      429: 'rate limited',
+    },
+  });
+  r.post('/token', async (c) => {
+    const grantType = queryParam(c, 'grant_type') ?? '';
+    const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
+    if (!handler) throw new AuthError('unsupported_grant_type', 'unsupported_grant_type');
+    const session = await handler(deps, c);
+    c.header('Cache-Control', 'no-store');
+    return c.json(session);
+  });
+  return r;
+}

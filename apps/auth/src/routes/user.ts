@@ -1,0 +1,60 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { userJson } from '../domain/user-json.ts';
+import { updateCurrentUser } from '../domain/user-update.ts';
+import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
+import { requireUser } from '../http/middleware.ts';
+import { documentRoute } from '../http/openapi.ts';
+import { redirectFor } from '../http/redirect.ts';
+import { emailField, metadataField, parseMetadata, passwordField } from '../http/schemas.ts';
+import { loadUserRelations } from '../repositories/users.ts';
+
+export const userUpdateBody = z.object({
+  email: emailField.optional(),
+  password: passwordField.optional(),
+  data: metadataField,
+  nonce: z.string().max(100).optional(),
+});
+
+export function userRoutes(deps: Deps) {
+  const r = new OpenAPIHono<AppEnv>();
+  r.use('/user', requireUser(deps));
+  documentRoute(r, {
+    method: 'get',
+    path: '/user',
+    summary: 'The signed-in user',
+    auth: true,
+    responses: { 200: 'User', 401: 'no_authorization', 403: 'bad_jwt / session_not_found' },
+  });
+  r.get('/user', async (c) => {
+    const { user } = c.get('auth');
+    const rel = await loadUserRelations(deps.db, user.id);
+    c.header('Cache-Control', 'no-store');
+    return c.json(userJson(user, rel.identities, rel.factors));
+  });
+  documentRoute(r, {
+    method: 'put',
+    path: '/user',
+    summary:
+      'Update metadata, password (ends other sessions) or email (confirmed by a link to the new address)',
+    auth: true,
+    body: userUpdateBody,
+    query: z.object({ redirect_to: z.string().optional() }),
+    responses: { 200: 'User', 422: 'weak_password / same_password / email_exists' },
+  });
+  r.put('/user', async (c) => {
+    const body = parseBody(c, userUpdateBody);
+    const { user, session } = c.get('auth');
+    const result = await updateCurrentUser(
+      deps,
+      user,
+      session,
+      { email: body.email, password: body.password, data: parseMetadata(body.data) },
+      redirectFor(deps, c, queryParam(c, 'redirect_to')),
+      c.get('meta'),
+    );
+    return c.json(result);
+  });
+  return r;
+}

@@ -1,0 +1,112 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { verifyToken } from '../domain/verify.ts';
+import { AuthError } from '../errors.ts';
+import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
+import { documentRoute } from '../http/openapi.ts';
+import { redirectFor } from '../http/redirect.ts';
+
+export const verifyBody = z.object({
+  type: z.string().max(50),
+  token_hash: z.string().max(512).optional(),
+  token: z.string().max(512).optional(),
+  email: z.string().max(1000).optional(),
+  phone: z.string().max(100).optional(),
+});
+
+function withFragment(url: string, params: Record<string, string>): string {
+  const base = url.split('#')[0] as string;
+  const keys = Object.keys(params).sort();
+  return `${base}#${keys.map((k) => `${k}=${encodeURIComponent(params[k] as string)}`).join('&')}`;
+}
+
+export function verifyRoutes(deps: Deps) {
+  const r = new OpenAPIHono<AppEnv>();
+  documentRoute(r, {
+    method: 'get',
+    path: '/verify',
+    summary:
+      'The email link: consumes the token and 303-redirects to redirect_to with the session in the fragment',
+    query: z.object({ token: z.string(), type: z.string(), redirect_to: z.string().optional() }),
+    responses: { 303: 'Redirect (session or error in the URL fragment)' },
+  });
+  r.get('/verify', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    // Hono answers HEAD with the GET handler: a link scanner's HEAD must not burn the token.
+    if (c.req.method === 'HEAD') return c.body(null, 200);
+    const token = queryParam(c, 'token') ?? '';
+    const type = queryParam(c, 'type') ?? '';
+    const requested = queryParam(c, 'redirect_to');
+    try {
+      if (!token || !type) throw new AuthError('validation_failed', 'Verify requires a token and a type');
+      const result = await verifyToken(deps, { type, tokenHash: token }, c.get('meta'));
+      const target = redirectFor(deps, c, requested ?? result.redirectTo);
+      const s = result.session;
+      return c.redirect(
+        withFragment(target, {
+          access_token: s.access_token,
+          expires_at: String(s.expires_at),
+          expires_in: String(s.expires_in),
+          refresh_token: s.refresh_token,
+          sb: '',
+          token_type: 'bearer',
+          type: result.verifyType,
+        }),
+        303,
+      );
+    } catch (err) {
+      if (!(err instanceof AuthError) || err.status >= 500) throw err;
+      const target = redirectFor(deps, c, requested);
+      const error =
+        err.status === 429
+          ? 'invalid_request'
+          : err.code === 'validation_failed'
+            ? 'invalid_request'
+            : 'access_denied';
+      return c.redirect(
+        withFragment(target, {
+          error,
+          error_code: err.code,
+          error_description:
+            err.code === 'otp_expired' ? 'Email link is invalid or has expired' : err.message,
+          sb: '',
+        }),
+        303,
+      );
+    }
+  });
+
+  documentRoute(r, {
+    method: 'post',
+    path: '/verify',
+    summary: 'Verify a token_hash, or an email + 6-digit code; returns a session',
+    body: verifyBody,
+    responses: { 200: 'Session', 403: 'otp_expired' },
+  });
+  r.post('/verify', async (c) => {
+    const body = parseBody(c, verifyBody);
+    if (body.phone !== undefined && body.email === undefined) throw new AuthError('phone_provider_disabled');
+    let result: Awaited<ReturnType<typeof verifyToken>>;
+    if (body.token_hash !== undefined) {
+      if (body.email !== undefined || body.phone !== undefined)
+        throw new AuthError('validation_failed', 'Only the token_hash and type should be provided');
+      if (body.token_hash === '')
+        throw new AuthError('validation_failed', 'Verify requires a token or a token hash');
+      result = await verifyToken(deps, { type: body.type, tokenHash: body.token_hash }, c.get('meta'));
+    } else {
+      if (!body.token || body.email === undefined)
+        throw new AuthError('validation_failed', 'Verify requires either a token or a token hash');
+      if (!/^\d{6,10}$/.test(body.token)) throw new AuthError('otp_expired');
+      result = await verifyToken(
+        deps,
+        { type: body.type, email: body.email, code: body.token },
+        c.get('meta'),
+      );
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json(result.session);
+  });
+  return r;
+}

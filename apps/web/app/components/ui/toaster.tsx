@@ -1,0 +1,26 @@
+import { Toaster as Sonner } from 'sonner';
+import { localeDirection } from '../../config/locales.ts';
+import { useLocale } from '../../i18n/locale-context.tsx';
+
+/** The toast host (sonner), styled with the site's tokens. Loaded lazily from root.tsx. */
+export function Toaster() {
+  const locale = useLocale();
+  return (
+    <Sonner
+      position="top-center"
+      dir={localeDirection[locale]}
+      closeButton
+      duration={6000}
+      toastOptions={{
+        unstyled: false,
+        classNames: {
+          toast: 'rounded-xl! border! font-sans! shadow-lg!',
+          title: 'font-bold! text-base!',
+          description: 'text-sm!',
+          error: 'border-danger! bg-danger! text-white! [&_[data-description]]:text-white!',
+          success: 'border-oasis-700! bg-white! text-ink!',
+        },
+      }}
+    />
+  );
+}

@@ -1,0 +1,26 @@
+// Supported locales and how they map onto URL prefixes. English is the default and has no prefix;
+// the Arabic edition lives under /ar/.
+export type Locale = 'en' | 'ar';
+/** Locales that are built and served. The Arabic edition adds 'ar' here. */
+export const locales: readonly Locale[] = ['en'];
+export const defaultLocale: Locale = 'en';
+
+export const localeDirection: Record<Locale, 'ltr' | 'rtl'> = { en: 'ltr', ar: 'rtl' };
+
+/** The path prefix of a locale: '' for English, '/ar' for Arabic. */
+export function localePrefix(locale: Locale): string {
+  return locale === defaultLocale ? '' : `/${locale}`;
+}
+
+/** The locale a pathname belongs to, from its first segment. */
+export function localeFromPathname(pathname: string): Locale {
+  return pathname === '/ar' || pathname.startsWith('/ar/') ? 'ar' : 'en';
+}
+
+/** The pathname without its locale prefix, always starting with '/'. */
+export function stripLocale(pathname: string): string {
+  const locale = localeFromPathname(pathname);
+  if (locale === defaultLocale) return pathname || '/';
+  const rest = pathname.slice(localePrefix(locale).length);
+  return rest === '' ? '/' : rest;
+}

@@ -1,0 +1,14 @@
+// Site-wide facts. The brand name lives here once; every page and message reads it from here.
+export const siteConfig = {
+  name: 'Namaa',
+  contactEmail: 'hello@namaa.ai',
+  websiteUrl: 'https://namaa.ai',
+  websiteLabel: 'namaa.ai',
+  /** Public origin used for canonical URLs, Open Graph and the sitemap. */
+  origin: 'https://namaa.ai',
+  copyrightYear: 2025,
+  themeColor: '#0b3d2e',
+  city: 'Riyadh',
+} as const;
+
+export type SiteConfig = typeof siteConfig;

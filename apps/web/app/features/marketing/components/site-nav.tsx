@@ -1,0 +1,157 @@
+import { LogOut, Menu, X } from 'lucide-react';
+import { useEffect, useId, useRef, useState } from 'react';
+import { BrandMark } from '../../../components/layout/brand-mark.tsx';
+import { Button, buttonVariants } from '../../../components/ui/button.tsx';
+import { paths, type SectionId } from '../../../config/paths.ts';
+import { siteConfig } from '../../../config/site.ts';
+import { useAuthSession } from '../../../hooks/use-auth-session.ts';
+import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
+import { getAuthClient } from '../../../lib/auth-client.ts';
+import { cn } from '../../../lib/utils.ts';
+
+export const navSections = [
+  'products',
+  'solutions',
+  'team',
+  'contact',
+] as const satisfies readonly SectionId[];
+
+/**
+ * Fixed top navigation (spec §2). The prerendered HTML shows the signed-out controls; once the
+ * session has been read on the client they switch to the email and Sign Out. On small screens a
+ * toggle opens a menu with the same items.
+ */
+export function SiteNav() {
+  const m = useMessages();
+  const locale = useLocale();
+  const session = useAuthSession();
+  const [open, setOpen] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
+  const menuId = useId();
+  const toggleRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        setOpen(false);
+        toggleRef.current?.focus();
+      }
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open]);
+
+  const close = () => setOpen(false);
+
+  const signOut = async () => {
+    setSigningOut(true);
+    try {
+      const auth = await getAuthClient();
+      const { error } = await auth.signOut();
+      if (error) console.error('Sign out failed', error.message);
+    } finally {
+      setSigningOut(false);
+      close();
+    }
+  };
+
+  const signedIn = session.status === 'signed-in' ? session : null;
+
+  const sectionLinks = (variant: 'bar' | 'menu') =>
+    navSections.map((id) => (
+      <li key={id}>
+        <a
+          href={paths.section.getHref(locale, id)}
+          onClick={close}
+          className={cn(
+            'block rounded-lg font-medium transition-colors',
+            variant === 'bar'
+              ? 'px-3 py-2 text-sm text-oasis-50 hover:bg-white/10 hover:text-white'
+              : 'px-3 py-3 text-base text-white hover:bg-white/10',
+          )}
+        >
+          {m.nav.sections[id]}
+        </a>
+      </li>
+    ));
+
+  const authControls = (variant: 'bar' | 'menu') =>
+    signedIn ? (
+      <div
+        className={cn('flex items-center gap-3', variant === 'menu' && 'flex-col items-stretch')}
+        data-testid={`nav-session-${variant}`}
+      >
+        <span className="max-w-56 truncate text-sm text-oasis-100" title={signedIn.email}>
+          <span className="sr-only">{m.nav.signedInAs} </span>
+          <bdi data-testid="nav-email">{signedIn.email}</bdi>
+        </span>
+        <Button variant="outline" size="sm" className="text-white" onClick={signOut} disabled={signingOut}>
+          <LogOut aria-hidden="true" className="rtl:-scale-x-100" />
+          {m.nav.signOut}
+        </Button>
+      </div>
+    ) : (
+      <div className={cn('flex items-center gap-2', variant === 'menu' && 'flex-col items-stretch')}>
+        <a
+          href={paths.auth.getHref(locale)}
+          onClick={close}
+          className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'text-white')}
+        >
+          {m.nav.signIn}
+        </a>
+        <a
+          href={paths.auth.getHref(locale, 'signup')}
+          onClick={close}
+          className={buttonVariants({ variant: 'primary', size: 'sm' })}
+        >
+          {m.nav.signUp}
+        </a>
+      </div>
+    );
+
+  return (
+    <header className="fixed inset-x-0 top-0 z-50 border-b border-white/10 bg-oasis-950/95 backdrop-blur">
+      <nav
+        aria-label={m.nav.label}
+        className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8"
+      >
+        <a
+          href={paths.home.getHref(locale)}
+          className="flex items-center gap-2.5 rounded-lg text-lg font-bold text-white"
+          aria-label={m.common.homeLabel}
+        >
+          <BrandMark />
+          <span aria-hidden="true">{siteConfig.name}</span>
+        </a>
+        <ul className="ms-6 hidden items-center gap-1 lg:flex">{sectionLinks('bar')}</ul>
+        <div className="ms-auto hidden lg:block">{authControls('bar')}</div>
+        <Button
+          ref={toggleRef}
+          variant="ghost"
+          size="icon"
+          className="ms-auto text-white lg:hidden"
+          aria-expanded={open}
+          aria-controls={menuId}
+          aria-label={open ? m.nav.closeMenu : m.nav.openMenu}
+          onClick={() => setOpen((value) => !value)}
+        >
+          {open ? (
+            <X aria-hidden="true" className="size-6!" />
+          ) : (
+            <Menu aria-hidden="true" className="size-6!" />
+          )}
+        </Button>
+      </nav>
+      <div
+        id={menuId}
+        hidden={!open}
+        className="border-t border-white/10 bg-oasis-950 px-4 pb-6 pt-2 lg:hidden"
+        data-testid="mobile-menu"
+      >
+        <ul className="flex flex-col">{sectionLinks('menu')}</ul>
+        <div className="mt-4 border-t border-white/10 pt-4">{authControls('menu')}</div>
+      </div>
+    </header>
+  );
+}

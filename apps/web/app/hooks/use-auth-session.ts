@@ -1,0 +1,66 @@
+import { useEffect, useState } from 'react';
+import { type AuthClient, getAuthClient, hasAuthStateToRestore } from '../lib/auth-client.ts';
+import { storedSessionKeyPattern } from '../lib/runtime-config.ts';
+
+export type AuthSessionState =
+  | { status: 'unknown' }
+  | { status: 'signed-out' }
+  | { status: 'signed-in'; email: string };
+
+/**
+ * The visitor's session, read after hydration. The first render is always 'unknown' (rendered like
+ * signed-out) so prerendered HTML and the first client render match.
+ *
+ * `eager` loads the auth client on mount (the auth page needs it anyway). Otherwise (home page)
+ * it is loaded only when there is something to restore: a stored session, an auth redirect in the
+ * URL (the email-confirmation link lands on `/#access_token=...`), or a session written by another
+ * tab later. Signed-out visitors of the home page never download the auth client.
+ */
+export function useAuthSession({ eager = false }: { eager?: boolean } = {}): AuthSessionState {
+  const [state, setState] = useState<AuthSessionState>({ status: 'unknown' });
+
+  useEffect(() => {
+    let cancelled = false;
+    let unsubscribe: (() => void) | undefined;
+
+    const connect = async () => {
+      let auth: AuthClient;
+      try {
+        auth = await getAuthClient();
+      } catch (error) {
+        console.error('Could not load the auth client', error);
+        if (!cancelled) setState({ status: 'signed-out' });
+        return;
+      }
+      if (cancelled) return;
+      const { data } = auth.onAuthStateChange((_event, session) => {
+        // Called for INITIAL_SESSION too, once the client has read storage and the URL.
+        setState(
+          session?.user ? { status: 'signed-in', email: session.user.email ?? '' } : { status: 'signed-out' },
+        );
+      });
+      unsubscribe = () => data.subscription.unsubscribe();
+    };
+
+    const onStorage = (event: StorageEvent) => {
+      if (event.key && storedSessionKeyPattern.test(event.key) && event.newValue) {
+        window.removeEventListener('storage', onStorage);
+        void connect();
+      }
+    };
+
+    if (eager || hasAuthStateToRestore()) {
+      void connect();
+    } else {
+      setState({ status: 'signed-out' });
+      window.addEventListener('storage', onStorage);
+    }
+    return () => {
+      cancelled = true;
+      window.removeEventListener('storage', onStorage);
+      unsubscribe?.();
+    };
+  }, [eager]);
+
+  return state;
+}

@@ -1,0 +1,296 @@
+import { siteConfig } from '../config/site.ts';
+
+const brand = siteConfig.name;
+
+/**
+ * English copy for every page. Exported `as const`; `Messages` (messages.ts) widens it so the
+ * Arabic catalog must provide exactly the same keys and list lengths.
+ * Texts marked "spec" are exact requirements of the product spec and are asserted by tests.
+ */
+export const en = {
+  meta: {
+    siteName: brand,
+    home: {
+      title: `${brand} | AI social media growth suite, built in Riyadh`,
+      description: `${brand} is a Riyadh AI company building six connected products that analyse audiences, create bilingual content, optimise campaigns and engage followers across Instagram, X, TikTok, Facebook, LinkedIn and YouTube.`,
+    },
+    auth: {
+      title: `Sign in or create an account | ${brand}`,
+      description: `Sign in to your ${brand} account, or create one to start growing your social presence with AI built for the Gulf.`,
+    },
+    notFound: {
+      title: `Page not found | ${brand}`,
+      description: `The page you were looking for does not exist on ${brand}.`,
+    },
+    ogImageAlt: `${brand}: AI social media growth suite from Riyadh`,
+    organizationDescription: `AI social media growth company based in Riyadh, Saudi Arabia.`,
+  },
+  common: {
+    skipToContent: 'Skip to content',
+    homeLabel: `${brand} home`,
+  },
+  nav: {
+    label: 'Main',
+    sections: { products: 'Products', solutions: 'Solutions', team: 'Team', contact: 'Contact' },
+    signIn: 'Sign In',
+    signUp: 'Sign Up',
+    signOut: 'Sign Out',
+    signedInAs: 'Signed in as',
+    openMenu: 'Open menu',
+    closeMenu: 'Close menu',
+    menuLabel: 'Menu',
+  },
+  hero: {
+    badge: 'Riyadh, Saudi Arabia',
+    headline: 'Grow every audience with AI that speaks your market',
+    tagline: `${brand} turns scattered social channels into one intelligent growth engine: it reads your audience, writes in Arabic and English, and tells you which post, campaign and platform will pay off next.`,
+    explore: 'Explore Our Products',
+    contact: 'Contact Us',
+    statsLabel: 'Key figures',
+    stats: {
+      market: { value: '$150B+', label: 'AI marketing market by 2025' },
+      cagr: { value: '25%', label: 'CAGR for social media automation' },
+      products: { value: '6', label: 'AI-powered products' },
+    },
+  },
+  challenge: {
+    eyebrow: 'The challenge',
+    title: 'Social growth has outgrown spreadsheets and guesswork',
+    intro:
+      'Creators, agencies and brands across the Gulf publish on six or more platforms, in two languages, for audiences that change every week. The tools they use were not built for that.',
+    problems: {
+      chaos: {
+        title: 'Multi-platform chaos',
+        body: 'Six apps, six calendars and six analytics tabs. Teams lose hours copying posts between platforms and still miss the best time to publish on each one.',
+      },
+      data: {
+        title: 'Data disconnection',
+        body: 'Reach lives in one dashboard, sales in another and comments in a third. Nobody can see which content actually moves customers.',
+      },
+      trends: {
+        title: 'Trend fatigue',
+        body: 'Trends in Riyadh, Dubai and Cairo rise and fade within days. Chasing them by hand burns out teams and dilutes the brand voice.',
+      },
+      roi: {
+        title: 'ROI uncertainty',
+        body: 'Budgets grow while attribution stays vague. Marketing leads struggle to prove which campaigns earned their spend.',
+      },
+    },
+  },
+  solution: {
+    eyebrow: 'Our solution',
+    title: 'One intelligent layer over every channel you run',
+    intro: `${brand} connects your accounts, learns from your results and acts on them, so your team spends its time on ideas instead of admin.`,
+    capabilities: {
+      unify: {
+        title: 'Unified publishing',
+        body: 'Plan, adapt and schedule one idea for every platform from a single calendar, with formats resized automatically.',
+      },
+      insight: {
+        title: 'Audience intelligence',
+        body: 'See who follows you and your competitors, what they respond to and when they are online, by city and language.',
+      },
+      create: {
+        title: 'Bilingual content generation',
+        body: 'Draft captions, scripts and replies in Gulf-appropriate Arabic and natural English that keep your brand voice.',
+      },
+      predict: {
+        title: 'Trend prediction',
+        body: 'Spot rising topics and sounds early and get ready-to-use angles before the trend peaks.',
+      },
+      optimize: {
+        title: 'Campaign optimisation',
+        body: 'Shift budget and timing towards the posts that convert, with clear recommendations instead of raw charts.',
+      },
+      measure: {
+        title: 'Revenue attribution',
+        body: 'Tie reach, clicks and conversations to leads and sales so every riyal of spend has a measurable return.',
+      },
+    },
+  },
+  products: {
+    eyebrow: 'Products',
+    title: 'Six products, one growth suite',
+    intro:
+      'Use them together or start with the one you need most. Every product shares the same data, so each one makes the others smarter.',
+    modules: {
+      analyzer: {
+        name: 'Audience & Competitor Analyzer',
+        body: 'Maps your followers and your competitors’ audiences by interest, city, language and activity, and flags the gaps you can win.',
+      },
+      creator: {
+        name: 'Social Content Creator',
+        body: 'Generates on-brand posts, captions, hooks and short-video scripts in Arabic and English, ready for review and scheduling.',
+      },
+      optimizer: {
+        name: 'Growth & Campaign Optimizer',
+        body: 'Tests timing, formats and budgets continuously and moves spend to what performs, with forecasts you can share with clients.',
+      },
+      strategist: {
+        name: 'Business Strategy Assistant',
+        body: 'Turns your social data into quarterly plans, positioning ideas and market-entry advice for the Saudi and Gulf markets.',
+      },
+      dashboard: {
+        name: 'Unified Dashboard',
+        body: 'Every account, campaign and KPI in one view, with reports your leadership and your clients can read at a glance.',
+      },
+      engagement: {
+        name: 'Engagement Bot',
+        body: 'Answers comments and messages around the clock in your brand voice and hands sensitive conversations to your team.',
+      },
+    },
+    platformsLabel: 'The Engagement Bot works on six platforms',
+    platforms: {
+      instagram: 'Instagram',
+      x: 'X',
+      tiktok: 'TikTok',
+      facebook: 'Facebook',
+      linkedin: 'LinkedIn',
+      youtube: 'YouTube',
+    },
+  },
+  market: {
+    eyebrow: 'Market opportunity',
+    title: 'A fast-growing market, led by the Gulf',
+    intro:
+      'Saudi Arabia has one of the most active social audiences in the world, and Vision 2030 is accelerating digital commerce. Demand for automation is growing faster than the teams available to run it.',
+    figures: {
+      market: { value: '$150B+', label: 'AI marketing market by 2025' },
+      cagr: { value: '25%', label: 'CAGR for social media automation, 2024–2030' },
+      products: { value: '6', label: 'AI-powered products in one suite' },
+    },
+    audiencesTitle: 'Who we serve',
+    audiences: {
+      creators: 'Influencers and content creators',
+      agencies: 'Digital marketing agencies',
+      smes: 'SMEs and startups',
+      enterprise: 'Enterprise brands',
+    },
+    expansion: 'Launching in Saudi Arabia and the Gulf, then expanding globally.',
+  },
+  edge: {
+    eyebrow: 'Competitive edge',
+    title: 'Built for this region from day one',
+    items: {
+      bilingual: {
+        title: 'Bilingual Arabic and English',
+        body: 'Native Arabic understanding, including Gulf dialects, alongside English, in every product rather than as a translation layer.',
+      },
+      models: {
+        title: 'Proprietary regional models',
+        body: 'Models trained on regional content, culture and seasonality, from Ramadan campaigns to national-day moments.',
+      },
+      integrations: {
+        title: 'Deep integrations',
+        body: 'Connects to the six major platforms, ad managers, CRMs and e-commerce stores so data flows without manual exports.',
+      },
+      adaptive: {
+        title: 'Adaptive learning bot',
+        body: 'The Engagement Bot learns from every approved reply and gets closer to your voice week after week.',
+      },
+    },
+  },
+  business: {
+    eyebrow: 'Business model',
+    title: 'Flexible ways to work with us',
+    lines: {
+      subscriptions: {
+        title: 'Subscriptions',
+        body: 'Monthly or annual plans for the whole suite.',
+        tiers: { basic: 'Basic', pro: 'Pro', enterprise: 'Enterprise' },
+      },
+      consulting: {
+        title: 'Consulting',
+        body: 'Growth audits and strategy workshops with our specialists.',
+      },
+      managed: {
+        title: 'Managed campaigns',
+        body: 'We run campaigns end to end on a performance-based revenue share.',
+      },
+      api: {
+        title: 'API licensing',
+        body: 'License our analysis and generation models for your own products.',
+      },
+      whiteLabel: {
+        title: 'Custom white-label bots',
+        body: 'Engagement bots under your brand, trained on your data.',
+      },
+    },
+  },
+  team: {
+    eyebrow: 'Leadership',
+    title: 'The founders',
+    intro: 'A team that has built products and campaigns for Gulf audiences for more than a decade.',
+    expertiseLabel: 'Expertise',
+    members: {
+      ceo: {
+        name: 'Faisal Al-Harbi',
+        role: 'Co-founder & CEO',
+        expertise: 'Growth strategy, Gulf media markets, partnerships',
+        bio: `Faisal led digital growth for retail and telecom brands in Riyadh and Dubai, running campaigns that reached millions of followers. He founded ${brand} to give every marketer the analytics once reserved for the largest brands.`,
+      },
+      cto: {
+        name: 'Dr. Layla Al-Otaibi',
+        role: 'Co-founder & CTO',
+        expertise: 'Arabic natural language processing, machine learning, data platforms',
+        bio: `Layla holds a PhD in computational linguistics and has built Arabic language models used in production across the region. She leads the research behind ${brand}’s bilingual and regional models.`,
+      },
+    },
+    philosophyTitle: 'Our philosophy',
+    philosophy:
+      'Growth should be measurable, authentic and respectful of the audience. We build AI that amplifies human creativity rather than replacing it.',
+    visionTitle: 'Our vision',
+    vision:
+      'To become the growth engine behind every ambitious brand and creator in the Arab world, and to take regional innovation to the global stage.',
+  },
+  footer: {
+    tagline: `${brand} is an AI social media growth company based in Riyadh, Saudi Arabia.`,
+    quickLinks: 'Quick links',
+    contactTitle: 'Get in touch',
+    emailLabel: 'Email',
+    websiteLabel: 'Website',
+    copyright: `© ${siteConfig.copyrightYear} ${brand}. All rights reserved.`,
+  },
+  auth: {
+    backToHome: 'Back to Home',
+    emailLabel: 'Email',
+    emailPlaceholder: 'you@example.com',
+    passwordLabel: 'Password',
+    passwordPlaceholder: '••••••••',
+    pending: 'Please wait...',
+    signin: {
+      heading: 'Welcome Back',
+      text: 'Sign in to your account',
+      submit: 'Sign In',
+      toggle: "Don't have an account? Sign up",
+    },
+    signup: {
+      heading: 'Create Account',
+      text: `Join ${brand} today`,
+      passwordHint: 'Must be at least 6 characters',
+      submit: 'Sign Up',
+      toggle: 'Already have an account? Sign in',
+    },
+    validation: {
+      invalidEmail: 'Invalid email address',
+      passwordTooShort: 'Password must be at least 6 characters',
+    },
+    errors: {
+      title: 'Error',
+      alreadyRegistered: 'This email is already registered. Please sign in instead.',
+      invalidCredentials: 'Invalid email or password. Please try again.',
+      fallback: 'An error occurred. Please try again.',
+    },
+    success: {
+      signUpTitle: 'Success!',
+      signUpText: 'Please check your email to confirm your account.',
+      signInTitle: 'Welcome back!',
+      signInText: "You've successfully signed in.",
+    },
+  },
+  notFound: {
+    code: '404',
+    heading: 'Oops! Page not found',
+    returnHome: 'Return to Home',
+  },
+} as const;

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { deferBootstrap } from './defer-bootstrap.ts';
+
+const page = `<html><head><link rel="modulepreload" href="/assets/manifest-1.js"/><link rel="modulepreload" href="/assets/entry.client-2.js"/></head><body><main>x</main><script type="module" async="">import "/assets/manifest-1.js";
+import * as route0 from "/assets/root-3.js";
+import * as route1 from "/assets/home-4.js";
+  
+  window.__reactRouterRouteModules = {"root":route0,"en-home":route1};
+
+import("/assets/entry.client-2.js");</script></body></html>`;
+
+describe('deferBootstrap', () => {
+  it('removes modulepreload links from head and starts every import on load', () => {
+    const out = deferBootstrap(page);
+    expect(out).not.toContain('<link rel="modulepreload"');
+    expect(out).not.toMatch(/^import /m);
+    expect(out).toContain('addEventListener("load",b,{once:true})');
+    expect(out).toContain('import("/assets/root-3.js")');
+    expect(out).toContain('window.__reactRouterRouteModules={"root":route0,"en-home":route1}');
+    expect(out).toContain('["/assets/manifest-1.js","/assets/entry.client-2.js"]');
+    expect(out).toContain('<main>x</main>');
+    // The side-effect import (manifest) takes a hole so route0 is the root module.
+    expect(out).toContain(
+      'const[,route0,route1]=await Promise.all([import("/assets/manifest-1.js"),import("/assets/root-3.js")',
+    );
+  });
+
+  it('produces a script that is valid JavaScript', () => {
+    const out = deferBootstrap(page);
+    const code = out.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1] ?? '';
+    // Module code cannot run here, but it must parse (as an async function body).
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    expect(() => new AsyncFunction(code)).not.toThrow();
+  });
+
+  it('fails loudly when React Router changes its bootstrap shape', () => {
+    expect(() => deferBootstrap('<html><body></body></html>')).toThrow(/not found/);
+  });
+});

@@ -1,0 +1,42 @@
+// Rewrites React Router's bootstrap in a prerendered page so no framework script can delay the
+// first paint (frontend-performance reference §1, "defer the RR bootstrap until load"):
+//  - the <link rel="modulepreload"> tags are removed from <head> (High-priority scripts that
+//    Lighthouse's simulation counts as render-blocking when they finish before first paint);
+//  - the inline module script's static imports become dynamic imports that start on `load`, and
+//    the same modulepreload hints are injected at that moment so the chunks download in parallel.
+// Hydration, client navigation and everything else in the framework stay as they are.
+
+const modulePreloadPattern = /<link rel="modulepreload" href="([^"]+)"\/>/g;
+const bootstrapPattern = /<script type="module" async="">([\s\S]*?)<\/script>/;
+
+export function deferBootstrap(html: string): string {
+  const preloads = [...html.matchAll(modulePreloadPattern)].map((match) => match[1] as string);
+  const bootstrap = html.match(bootstrapPattern);
+  if (!bootstrap) throw new Error('defer-bootstrap: React Router bootstrap script not found');
+  const source = bootstrap[1] as string;
+
+  const sideEffectImports = [...source.matchAll(/^import "([^"]+)";$/gm)].map((m) => m[1] as string);
+  const namedImports = [...source.matchAll(/^import \* as (\w+) from "([^"]+)";$/gm)].map((m) => ({
+    name: m[1] as string,
+    href: m[2] as string,
+  }));
+  const modulesAssignment = source.match(/window\.__reactRouterRouteModules = (\{[^}]*\});/);
+  const entry = source.match(/import\("([^"]+)"\);/);
+  if (!modulesAssignment || !entry || namedImports.length === 0) {
+    throw new Error('defer-bootstrap: unexpected React Router bootstrap shape');
+  }
+
+  const names = namedImports.map((i) => i.name).join(',');
+  const imports = [...sideEffectImports, ...namedImports.map((i) => i.href)]
+    .map((href) => `import(${JSON.stringify(href)})`)
+    .join(',');
+  // One hole per side-effect import, so the names line up with their modules.
+  const holes = ','.repeat(sideEffectImports.length);
+  const script =
+    `<script type="module">const b=async()=>{for(const h of ${JSON.stringify(preloads)}){const l=document.createElement("link");l.rel="modulepreload";l.href=h;document.head.append(l)}` +
+    `const[${holes}${names}]=await Promise.all([${imports}]);` +
+    `window.__reactRouterRouteModules=${modulesAssignment[1]};import(${JSON.stringify(entry[1])})};` +
+    `document.readyState==="complete"?b():addEventListener("load",b,{once:true})</script>`;
+
+  return html.replace(modulePreloadPattern, '').replace(bootstrapPattern, () => script);
+}

@@ -1,0 +1,76 @@
+// Post-build step for the static site (runs after `react-router build`):
+//  1. copies every prerendered `<prefix>/404/index.html` to `<prefix>/404.html` (what the server
+//     answers, with status 404, for unknown paths) and removes the /404/ directory and the SPA
+//     fallback, so that only real pages exist;
+//  2. defers the React Router bootstrap until the window `load` event (see defer-bootstrap.ts);
+//  3. writes robots.txt and sitemap.xml from the typed paths;
+//  4. precompresses every text asset as .br (quality 11) and .gz (level 9).
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { localePrefix, locales } from '../app/config/locales.ts';
+import { sitemapPaths } from '../app/config/paths.ts';
+import { siteConfig } from '../app/config/site.ts';
+import { deferBootstrap } from './defer-bootstrap.ts';
+
+const clientDir = join(import.meta.dirname, '..', 'build', 'client');
+const compressible = /\.(html|js|mjs|css|svg|json|xml|txt|webmanifest|map)$/;
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : [path];
+  });
+}
+
+// 1. The 404 pages.
+for (const locale of locales) {
+  const dir = join(clientDir, localePrefix(locale).slice(1), '404');
+  const source = join(dir, 'index.html');
+  if (!existsSync(source)) throw new Error(`post-build: ${relative(clientDir, source)} was not prerendered`);
+  renameSync(source, join(dir, '..', '404.html'));
+  rmSync(dir, { recursive: true, force: true });
+}
+rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
+
+// 2. Defer the framework bootstrap on every page.
+const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
+for (const file of htmlFiles) {
+  if (process.env.NAMAA_NO_DEFER !== '1') writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8')));
+}
+
+// 3. robots.txt and sitemap.xml.
+const origin = siteConfig.origin;
+writeFileSync(join(clientDir, 'robots.txt'), `User-agent: *\nAllow: /\n\nSitemap: ${origin}/sitemap.xml\n`);
+const urls = sitemapPaths
+  .map(
+    (path) => `  <url><loc>${new URL(path, origin).toString()}</loc><changefreq>monthly</changefreq></url>`,
+  )
+  .join('\n');
+writeFileSync(
+  join(clientDir, 'sitemap.xml'),
+  `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`,
+);
+
+// 4. Precompressed siblings.
+let count = 0;
+for (const file of walk(clientDir)) {
+  if (!compressible.test(file)) continue;
+  const body = readFileSync(file);
+  writeFileSync(
+    `${file}.br`,
+    brotliCompressSync(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      },
+    }),
+  );
+  writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
+  count++;
+}
+const home = join(clientDir, 'index.html');
+console.log(
+  `post-build: ${htmlFiles.length} pages, ${count} files precompressed; / is ${statSync(home).size} B, ${statSync(`${home}.br`).size} B brotli`,
+);

@@ -1,0 +1,170 @@
+/**
+ * The reusable harness: the REAL service started in-process, a REAL SMTP server receiving its mail,
+ * and the official supabase-js client. Used by the auth suites, the fault suite and the e2e suite.
+ *
+ *   const t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
+ *   const sb = t.client();
+ *   await sb.auth.signUp({ email, password });
+ *   const mail = await t.inbox.waitFor(email);      // { subject, text, html, links, code }
+ *   await fetch(mail.links[0], { redirect: 'manual' });
+ *   await t.close();
+ *
+ * Database: PGlite in memory, or when DATABASE_URL is set a fresh PostgreSQL database
+ * (namaa_t_<random>) created for this server and dropped by close().
+ * Environment overrides are the runtime-contract variables (strings), applied over safe test values.
+ */
+import { randomBytes } from 'node:crypto';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type RunningServer, startServer } from '../../src/main.ts';
+import { type ParsedMail, parseMail } from './mime.ts';
+
+export type { ParsedMail } from './mime.ts';
+
+export type Inbox = {
+  /** Resolves with the first message to `to` (matching `predicate`) not returned before; waits up to timeoutMs. */
+  waitFor(to: string, predicate?: (m: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
+  /** Every message received so far. */
+  all(): ParsedMail[];
+};
+
+export type TestServer = {
+  url: string;
+  anonKey: string;
+  config: Config;
+  server: RunningServer;
+  inbox: Inbox;
+  /** A fresh supabase-js client (no persistence, no auto-refresh) pointed at the server. */
+  client(): SupabaseClient;
+  /** fetch() against the API with the apikey header set: api('/signup', {method:'POST', ...}). */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+};
+
+async function startSmtp(): Promise<{ port: number; inbox: Inbox; close(): Promise<void> }> {
+  const messages: ParsedMail[] = [];
+  const taken = new Set<ParsedMail>();
+  const waiters = new Set<() => void>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        for (const rcpt of session.envelope.rcptTo) messages.push(parseMail(raw, rcpt.address.toLowerCase()));
+        for (const w of waiters) w();
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.server.address() as { port: number }).port;
+  const inbox: Inbox = {
+    all: () => [...messages],
+    waitFor(to, predicate = () => true, timeoutMs = 10_000) {
+      const want = to.toLowerCase();
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = messages.find((x) => x.to === want && !taken.has(x) && predicate(x));
+          if (!m) return false;
+          taken.add(m);
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(m);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no mail to ${to} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        if (!check()) waiters.add(check);
+      });
+    },
+  };
+  return { port, inbox, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+async function createDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `namaa_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+  const smtp = await startSmtp();
+  const baseDbUrl = process.env.DATABASE_URL;
+  const database = baseDbUrl ? await createDatabase(baseDbUrl) : undefined;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATA_DIR: 'memory://',
+    SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    MAIL_FROM: 'Namaa <no-reply@namaa.test>',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...overrides,
+  };
+  // SITE_URL defaults to the server's own origin, known only after listen (port 0): set it then
+  // (config is one object read per request, so the running service sees it).
+  const config = loadConfig(env);
+  let server: RunningServer;
+  try {
+    server = await startServer(config, {
+      host: '127.0.0.1',
+      site: false,
+      logger: createLogger(env.LOG_LEVEL ?? 'silent'),
+    });
+  } catch (err) {
+    await smtp.close();
+    await database?.drop();
+    throw err;
+  }
+  if (!overrides.SITE_URL) config.SITE_URL = server.url;
+  return {
+    url: server.url,
+    anonKey: config.ANON_KEY,
+    config,
+    server,
+    inbox: smtp.inbox,
+    client: () =>
+      createClient(server.url, config.ANON_KEY, {
+        auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+      }),
+    api: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has('apikey')) headers.set('apikey', config.ANON_KEY);
+      if (init.body !== undefined && !headers.has('content-type'))
+        headers.set('content-type', 'application/json');
+      return fetch(`${server.url}/auth/v1${path}`, { ...init, headers });
+    },
+    async close() {
+      await server.close();
+      await smtp.close();
+      await database?.drop();
+    },
+  };
+}
+
+/** A unique email address per call (tests run in parallel against shared servers). */
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}@example.com`;
+}

@@ -55,5 +55,9 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  useEffect(() => {
+    // A stable signal that hydration finished (used by the end-to-end tests).
+    document.documentElement.dataset.hydrated = 'true';
+  }, []);
   return <Outlet />;
 }

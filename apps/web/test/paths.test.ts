@@ -3,8 +3,7 @@ import { localeFromPathname, stripLocale } from '../app/config/locales.ts';
 import { paths, prerenderPaths, sitemapPaths } from '../app/config/paths.ts';
 import { siteConfig } from '../app/config/site.ts';
 import { en } from '../app/i18n/en.ts';
-import { storageKeyFor } from '../app/lib/runtime-config.ts';
-import { parseRuntimeConfig, resolveSupabaseUrl } from '../app/lib/runtime-config.ts';
+import { parseRuntimeConfig, resolveSupabaseUrl, storageKeyFor } from '../app/lib/runtime-config.ts';
 
 describe('paths', () => {
   it('builds English hrefs without a prefix', () => {
@@ -53,7 +52,10 @@ describe('runtime config', () => {
   it('rejects a malformed runtime-config.json', () => {
     expect(() => parseRuntimeConfig(null)).toThrow();
     expect(() => parseRuntimeConfig({ supabaseUrl: 1, anonKey: 'k' })).toThrow();
-    expect(parseRuntimeConfig({ supabaseUrl: '', anonKey: 'k', extra: true })).toEqual({ supabaseUrl: '', anonKey: 'k' });
+    expect(parseRuntimeConfig({ supabaseUrl: '', anonKey: 'k', extra: true })).toEqual({
+      supabaseUrl: '',
+      anonKey: 'k',
+    });
   });
 });
 

@@ -1,0 +1,39 @@
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium through playwright-core (never a downloaded browser). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const desktop: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
+export const mobile: BrowserContextOptions = {
+  viewport: { width: 375, height: 812 },
+  isMobile: true,
+  hasTouch: true,
+};
+
+/** Collects console messages and page errors of a page. */
+export function recordConsole(page: Page) {
+  const messages: Array<{ type: string; text: string }> = [];
+  const errors: string[] = [];
+  page.on('console', (message) => messages.push({ type: message.type(), text: message.text() }));
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { messages, errors };
+}
+
+/** Resolves once React has hydrated the page (the framework bootstrap is deferred until load). */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true');
+}

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { isDatabaseUnavailable } from './db/client.ts';
+import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import type { Deps } from './deps.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
 import type { AppEnv } from './http/context.ts';
@@ -28,7 +28,12 @@ function handleError(deps: Deps) {
     const log = c.get('log') ?? deps.logger;
     let authError: AuthError;
     if (err instanceof AuthError) authError = err;
-    else if (isDatabaseUnavailable(err)) {
+    else if (sqlState(err)?.startsWith('22')) {
+      // A data exception (e.g. a NUL byte PostgreSQL cannot store) is bad input that slipped past
+      // validation: still the caller's fault, never a 500.
+      log.warn({ err: err.message }, 'data exception from input');
+      authError = new AuthError('validation_failed', 'Invalid input');
+    } else if (isDatabaseUnavailable(err)) {
       log.error({ err: err.message }, 'database unavailable');
       authError = new AuthError('service_unavailable', undefined, { headers: { 'Retry-After': '5' } });
     } else {

@@ -3,7 +3,7 @@ import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, loadUserRelations, updateUser } from '../repositories/users.ts';
-import { normalizeEmail } from './email.ts';
+import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
 import { enforceRateLimits } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
@@ -35,7 +35,7 @@ export async function passwordGrant(
   // Passwords beyond the maximum can never match (we never store them); refuse without hashing a huge input.
   if (input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2) throw new AuthError('invalid_credentials');
 
-  const user = email.length <= 255 ? await findUserByEmail(deps.db, email) : undefined;
+  const user = isValidEmail(email) ? await findUserByEmail(deps.db, email) : undefined;
   if (!user?.encryptedPassword) {
     await burnPasswordCheck(input.password);
     throw new AuthError('invalid_credentials');

@@ -99,7 +99,10 @@ export function requireApiKey(config: Config): MiddlewareHandler<AppEnv> {
     /^\/auth\/v1\/_dev\//,
   ];
   return async (c, next) => {
-    if (c.req.method === 'OPTIONS' || (c.req.method === 'GET' && exempt.some((re) => re.test(c.req.path))))
+    if (
+      c.req.method === 'OPTIONS' ||
+      ((c.req.method === 'GET' || c.req.method === 'HEAD') && exempt.some((re) => re.test(c.req.path)))
+    )
       return next();
     const key = c.req.header('apikey') ?? c.req.query('apikey');
     if (!key) throw new AuthError('no_api_key');

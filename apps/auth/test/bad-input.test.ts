@@ -1,0 +1,228 @@
+// Hostile and malformed input for every endpoint: always a 4xx in GoTrue's shape, never a 5xx or a
+// stack trace.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+
+let t: TestServer;
+let accessToken: string;
+beforeAll(async () => {
+  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
+  const { data } = await t.client().auth.signUp({ email: uniqueEmail('bad'), password: 'secret-pass' });
+  accessToken = data.session!.access_token;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const endpoints: Array<{ method: string; path: string; auth?: boolean }> = [
+  { method: 'POST', path: '/signup' },
+  { method: 'POST', path: '/token?grant_type=password' },
+  { method: 'POST', path: '/token?grant_type=refresh_token' },
+  { method: 'POST', path: '/verify' },
+  { method: 'POST', path: '/recover' },
+  { method: 'POST', path: '/resend' },
+  { method: 'PUT', path: '/user', auth: true },
+  { method: 'POST', path: '/logout', auth: true },
+];
+
+async function send(
+  e: (typeof endpoints)[number],
+  body: BodyInit | undefined,
+  headers: Record<string, string> = {},
+) {
+  const res = await t.api(e.path, {
+    method: e.method,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      ...(e.auth ? { authorization: `Bearer ${accessToken}` } : {}),
+      ...headers,
+    },
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
+}
+
+function expectGoTrueError(
+  r: { status: number; text: string; json: Record<string, unknown> | undefined },
+  code?: string,
+) {
+  expect(r.status).toBeGreaterThanOrEqual(400);
+  expect(r.status).toBeLessThan(500);
+  expect(r.json).toMatchObject({ code: r.status, error_code: expect.any(String), msg: expect.any(String) });
+  expect(r.text).not.toMatch(/at .*\.ts:\d+|node_modules|stack/i);
+  if (code) expect(r.json?.error_code).toBe(code);
+}
+
+const hostileBodies: Array<[string, unknown]> = [
+  ['array body', []],
+  ['string body', 'hello'],
+  ['number email', { email: 42, password: 'secret-pass', refresh_token: 42, type: 7, token_hash: 9 }],
+  [
+    'object email (NoSQL style)',
+    { email: { $ne: '' }, password: { $ne: '' }, refresh_token: { $ne: '' }, type: {} },
+  ],
+  ['null everything', { email: null, password: null, refresh_token: null, type: null, data: null }],
+  ['boolean fields', { email: true, password: false, refresh_token: true, type: true }],
+  [
+    'huge strings',
+    {
+      email: `${'a'.repeat(5000)}@x.com`,
+      password: 'p'.repeat(5000),
+      refresh_token: 'r'.repeat(5000),
+      type: 'signup',
+      token_hash: 'h'.repeat(5000),
+    },
+  ],
+  [
+    'control characters',
+    {
+      email: 'a\u0000b@x.com\r\nBcc: evil@x.com',
+      password: '\u0000\u0000\u0000\u0000\u0000\u0000',
+      refresh_token: '\u0000'.repeat(20),
+      type: 'signup\u0000',
+      token: '\r\n',
+    },
+  ],
+  [
+    'prototype keys',
+    JSON.parse(
+      '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"email":"p@x.com","password":"secret-pass","type":"signup","data":{"__proto__":{"polluted":true}}}',
+    ),
+  ],
+];
+
+describe.each(endpoints)('$method $path', (e) => {
+  it('rejects malformed JSON with 400 bad_json', async () => {
+    for (const body of [
+      '{',
+      '{"email": "a@b.c",}',
+      '{"a":1} trailing',
+      'NaN',
+      '\uFEFF{"a":',
+      '{"a":"\\ud800"',
+    ]) {
+      const r = await send(e, body);
+      if (e.path === '/logout' && r.status === 204) continue; // never reached: logout parses first
+      expectGoTrueError(r, 'bad_json');
+    }
+  });
+
+  it('rejects bodies over 1 MB with 413', async () => {
+    const r = await send(e, JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024 + 10) }));
+    expectGoTrueError(r, 'request_entity_too_large');
+  });
+
+  it.each(hostileBodies)('answers %s with a 4xx (or a normal success), never 5xx', async (_label, body) => {
+    const r = await send(e, JSON.stringify(body));
+    // Some hostile-looking bodies are valid requests (e.g. prototype keys next to a real email).
+    if (r.status < 300) return;
+    expectGoTrueError(r);
+  });
+});
+
+describe('other bad input', () => {
+  it('does not pollute prototypes through user metadata', async () => {
+    const sb = t.client();
+    const { data } = await sb.auth.signUp({ email: uniqueEmail('proto'), password: 'secret-pass' });
+    const res = await t.api('/user', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${data.session!.access_token}` },
+      body: '{"data":{"__proto__":{"polluted":true},"ok":1}}',
+    });
+    expect(res.status).toBe(200);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const user = await res.json();
+    expect(user.user_metadata.ok).toBe(1);
+  });
+
+  it('answers unknown routes and unsupported grants with JSON 4xx', async () => {
+    const unknown = await t.api('/definitely-not-here');
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error_code).toBe('not_found');
+    const grant = await t.api('/token?grant_type=magic', { method: 'POST', body: '{}' });
+    expect(grant.status).toBe(400);
+    expect((await grant.json()).error_code).toBe('unsupported_grant_type');
+  });
+
+  it('requires the apikey except for the email link, health and JWKS', async () => {
+    const res = await fetch(`${t.url}/auth/v1/settings`);
+    expect(res.status).toBe(401);
+    expect((await res.json()).error_code).toBe('no_api_key');
+    const wrong = await fetch(`${t.url}/auth/v1/settings`, { headers: { apikey: 'nope' } });
+    expect((await wrong.json()).error_code).toBe('invalid_api_key');
+    expect((await fetch(`${t.url}/auth/v1/health`)).status).toBe(200);
+  });
+
+  it('rejects invalid emails, weak and over-long passwords at sign-up', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ email: 'not-an-email', password: 'secret-pass' }, 'validation_failed'],
+      [{ email: 'ünïcode@exämple.com', password: 'secret-pass' }, 'validation_failed'],
+      [{ email: uniqueEmail(), password: '12345' }, 'weak_password'],
+      [{ email: uniqueEmail(), password: '😀😀😀😀😀' }, 'weak_password'],
+      [{ email: uniqueEmail(), password: 'x'.repeat(101) }, 'validation_failed'],
+      [{ email: uniqueEmail() }, 'validation_failed'],
+      [{ password: 'secret-pass' }, 'anonymous_provider_disabled'],
+      [{ email: uniqueEmail(), password: 'secret-pass', data: [1, 2] }, 'validation_failed'],
+      [
+        { email: uniqueEmail(), password: 'secret-pass', data: { big: 'x'.repeat(20000) } },
+        'validation_failed',
+      ],
+    ];
+    for (const [body, code] of cases) {
+      const r = await t.api('/signup', { method: 'POST', body: JSON.stringify(body) });
+      const json = await r.json();
+      expect({ body, code: json.error_code }).toEqual({ body, code });
+    }
+    const weak = await t.api('/signup', {
+      method: 'POST',
+      headers: { 'X-Supabase-Api-Version': '2024-01-01' },
+      body: JSON.stringify({ email: uniqueEmail(), password: '123' }),
+    });
+    expect(weak.status).toBe(422);
+    expect(await weak.json()).toEqual({
+      code: 'weak_password',
+      message: 'Password should be at least 6 characters.',
+      weak_password: { reasons: ['length'] },
+    });
+    // 6 emoji are 6 characters (code points), not 12.
+    const emoji = await t.api('/signup', {
+      method: 'POST',
+      body: JSON.stringify({ email: uniqueEmail(), password: '😀😀😀😀😀😀' }),
+    });
+    expect(emoji.status).toBe(200);
+  });
+
+  it('rejects a bad logout scope and bogus refresh tokens', async () => {
+    const { data } = await t.client().auth.signUp({ email: uniqueEmail('scope'), password: 'secret-pass' });
+    const token = data.session!.access_token;
+    const scope = await t.api('/logout?scope=everything', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(scope.status).toBe(400);
+    const short = await t.api('/token?grant_type=refresh_token', {
+      method: 'POST',
+      body: JSON.stringify({ refresh_token: 'abc' }),
+    });
+    expect((await short.json()).error_code).toBe('validation_failed');
+    const unknown = await t.api('/token?grant_type=refresh_token', {
+      method: 'POST',
+      body: JSON.stringify({ refresh_token: 'a'.repeat(43) }),
+    });
+    expect((await unknown.json()).error_code).toBe('refresh_token_not_found');
+  });
+
+  it('answers a bad GET /verify link with a redirect carrying the error, and ignores HEAD', async () => {
+    const res = await fetch(
+      `${t.url}/auth/v1/verify?token=nope&type=signup&redirect_to=javascript:alert(1)`,
+      { redirect: 'manual' },
+    );
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location') as string;
+    expect(location.startsWith(t.config.SITE_URL)).toBe(true);
+    expect(location).toContain('error_code=otp_expired');
+    const head = await fetch(`${t.url}/auth/v1/verify?token=nope&type=signup`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+  });
+});

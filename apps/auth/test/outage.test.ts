@@ -1,0 +1,42 @@
+// A database outage answers 503 + Retry-After (the client keeps its session on 503), never 500.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { startTestServer, uniqueEmail } from './support/test-server.ts';
+
+it('answers 503 with Retry-After on refresh, sign-in and health when the database is gone', async () => {
+  const t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
+  try {
+    const email = uniqueEmail('outage');
+    const { data } = await t.client().auth.signUp({ email, password: 'secret-pass' });
+    await t.server.deps.database.close();
+    const refresh = await t.api('/token?grant_type=refresh_token', {
+      method: 'POST',
+      body: JSON.stringify({ refresh_token: data.session!.refresh_token }),
+    });
+    expect(refresh.status).toBe(503);
+    expect(refresh.headers.get('retry-after')).toBe('5');
+    expect((await refresh.json()).error_code).toBe('service_unavailable');
+    const signIn = await t.api('/token?grant_type=password', {
+      method: 'POST',
+      body: JSON.stringify({ email, password: 'secret-pass' }),
+    });
+    expect(signIn.status).toBe(503);
+    const health = await fetch(`${t.url}/auth/v1/health`);
+    expect(health.status).toBe(503);
+  } finally {
+    await t.close().catch(() => {});
+  }
+});
+
+it('refuses to start in production with unsafe defaults (exit code 1, clear message)', () => {
+  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const result = spawnSync(process.execPath, [main], {
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', SITE_URL: 'http://namaa.example' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(result.status).toBe(1);
+  expect(result.stderr).toMatch(/SMTP_URL is unset/);
+  expect(result.stderr).toMatch(/SITE_URL must be https/);
+});

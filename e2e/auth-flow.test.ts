@@ -106,6 +106,15 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     expect(new URL(page.url()).pathname).toBe('/auth');
   });
 
+  it("shows the service's own message for any other error (sign-in before confirming)", async () => {
+    await page.getByRole('button', { name: 'Already have an account? Sign in' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await toast(page, 'Error').filter({ hasText: 'Email not confirmed' }).waitFor();
+    expect(await page.getByTestId('auth-error').textContent()).toBe('Email not confirmed');
+  });
+
   it('follows the emailed link and lands signed in on / with the email in the navigation', async () => {
     const mail = await mailbox.waitFor(email);
     const link = mailbox.verifyLink(mail, product.origin);

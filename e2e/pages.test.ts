@@ -1,0 +1,194 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { desktop, launchBrowser, mobile, recordConsole, waitForHydration } from './support/browser.ts';
+import { type Product, startProduct } from './support/product.ts';
+
+// Pages, navigation, 404, SEO and accessibility, against the real product.
+let product: Product;
+let browser: Browser;
+
+beforeAll(async () => {
+  [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+});
+
+describe('home page', () => {
+  it('renders every section in the spec order, readable before any script runs', async () => {
+    const context = await browser.newContext({ ...desktop, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${product.origin}/`);
+    const order = await page.evaluate(() =>
+      [...document.querySelectorAll('header, main > section, footer')].map(
+        (el) => el.id || el.getAttribute('aria-labelledby') || el.tagName.toLowerCase(),
+      ),
+    );
+    expect(order).toEqual([
+      'header',
+      'hero-heading',
+      'challenge-heading',
+      'solutions',
+      'products',
+      'market-heading',
+      'edge-heading',
+      'business-heading',
+      'team',
+      'contact',
+    ]);
+    const text = await page.locator('body').innerText();
+    for (const expected of [
+      'Riyadh, Saudi Arabia',
+      'Explore Our Products',
+      'Contact Us',
+      '$150B+',
+      'AI marketing market by 2025',
+      '25%',
+      'CAGR for social media automation',
+      'AI-powered products',
+      'Multi-platform chaos',
+      'Data disconnection',
+      'Trend fatigue',
+      'ROI uncertainty',
+      'Audience & Competitor Analyzer',
+      'Engagement Bot',
+      'Instagram',
+      'YouTube',
+      'Bilingual Arabic and English',
+      'Proprietary regional models',
+      'Basic',
+      'Enterprise',
+      'API licensing',
+      'Custom white-label bots',
+      'Our philosophy',
+      'Our vision',
+      '© 2025 Namaa. All rights reserved.',
+    ]) {
+      expect(text).toContain(expected);
+    }
+    expect(await page.locator('#team li h3').count()).toBe(2);
+    expect(await page.locator('script[src]').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Sign In' }).first().getAttribute('href')).toBe('/auth');
+    expect(await page.getByRole('link', { name: 'hello@namaa.ai' }).getAttribute('href')).toBe(
+      'mailto:hello@namaa.ai',
+    );
+    expect(await page.getByRole('link', { name: 'Explore Our Products' }).getAttribute('href')).toBe(
+      '/#products',
+    );
+    expect(await page.getByRole('link', { name: 'Contact Us' }).getAttribute('href')).toBe('/#contact');
+    await context.close();
+  });
+
+  it('carries title, description, canonical, Open Graph, Twitter and Organization JSON-LD', async () => {
+    const response = await fetch(`${product.origin}/`, { headers: { 'Accept-Encoding': 'br' } });
+    expect(response.headers.get('content-encoding')).toBe('br');
+    const html = await response.text();
+    expect(html).toMatch(/<html lang="en" dir="ltr"/);
+    expect(html).toContain('<title>Namaa | AI social media growth suite, built in Riyadh</title>');
+    expect(html).toMatch(/<meta name="description" content="[^"]{50,}"/);
+    expect(html).toContain('<link rel="canonical" href="https://namaa.ai/"/>');
+    expect(html).toContain('<meta property="og:title"');
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image"/>');
+    const ld = html.match(/<script type="application\/ld\+json">(.*?)<\/script>/)?.[1];
+    expect(JSON.parse(ld ?? '{}')).toMatchObject({ '@type': 'Organization', name: 'Namaa' });
+    // No framework script in <head> that could delay the first paint.
+    expect(html.slice(0, html.indexOf('</head>'))).not.toMatch(/modulepreload|<script src/);
+    for (const path of ['/robots.txt', '/sitemap.xml', '/favicon.svg', '/favicon.ico', '/site.webmanifest']) {
+      expect((await fetch(`${product.origin}${path}`)).status, path).toBe(200);
+    }
+    expect(await (await fetch(`${product.origin}/sitemap.xml`)).text()).toContain(
+      '<loc>https://namaa.ai/auth</loc>',
+    );
+  });
+
+  it('opens and closes the mobile menu by toggle, Escape and choosing an item', async () => {
+    const context = await browser.newContext(mobile);
+    const page = await context.newPage();
+    const log = recordConsole(page);
+    await page.goto(`${product.origin}/`);
+    await waitForHydration(page);
+    const toggle = page.getByRole('button', { name: 'Open menu' });
+    const menuId = await toggle.getAttribute('aria-controls');
+    const menu = page.locator(`[id="${menuId}"]`);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await menu.isVisible()).toBe(false);
+
+    await toggle.click();
+    expect(await page.getByRole('button', { name: 'Close menu' }).getAttribute('aria-expanded')).toBe('true');
+    expect(await menu.isVisible()).toBe(true);
+    for (const item of ['Products', 'Solutions', 'Team', 'Contact', 'Sign In', 'Sign Up']) {
+      expect(await menu.getByRole('link', { name: item }).isVisible(), item).toBe(true);
+    }
+
+    await page.keyboard.press('Escape');
+    expect(await menu.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-controls'))).toBe(menuId);
+
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await menu.getByRole('link', { name: 'Team' }).click();
+    expect(await menu.isVisible()).toBe(false);
+    await expect.poll(() => new URL(page.url()).hash).toBe('#team');
+    expect(log.errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('404 page', () => {
+  it('answers unknown paths with status 404, the spec texts and a console log of the path', async () => {
+    const context = await browser.newContext(desktop);
+    const page = await context.newPage();
+    const log = recordConsole(page);
+    const response = await page.goto(`${product.origin}/no/such/page`);
+    expect(response?.status()).toBe(404);
+    await waitForHydration(page);
+    expect(await page.locator('h1').textContent()).toBe('Oops! Page not found');
+    await expect
+      .poll(() => log.messages.some((m) => m.type === 'error' && m.text.includes('/no/such/page')))
+      .toBe(true);
+    expect(log.errors).toEqual([]);
+    await page.getByRole('link', { name: 'Return to Home' }).click();
+    await page.waitForURL(`${product.origin}/`);
+    await context.close();
+  });
+});
+
+describe('accessibility (axe, WCAG 2.2 AA)', () => {
+  const pages = ['/', '/auth', '/auth?mode=signup', '/missing'];
+  for (const [label, options] of [
+    ['desktop', desktop],
+    ['375px', mobile],
+  ] as const) {
+    it(`has no violations on every page at ${label}`, async () => {
+      const context = await browser.newContext({ ...options, reducedMotion: 'reduce' });
+      const page = await context.newPage();
+      const failures: string[] = [];
+      for (const path of pages) {
+        await page.goto(`${product.origin}${path}`);
+        await waitForHydration(page);
+        const result = await new AxeBuilder({ page })
+          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+          .analyze();
+        for (const v of result.violations) {
+          failures.push(`${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+        }
+      }
+      expect(failures).toEqual([]);
+      await context.close();
+    });
+  }
+
+  it('keeps a visible focus indicator on keyboard focus', async () => {
+    const context = await browser.newContext(desktop);
+    const page = await context.newPage();
+    await page.goto(`${product.origin}/`);
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(
+      () => getComputedStyle(document.activeElement as Element).outlineStyle,
+    );
+    expect(outline).toBe('solid');
+    await context.close();
+  });
+});

@@ -37,7 +37,9 @@ child.on('exit', (code, signal) => {
     failed = result.numFailedTests;
     skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
     // A suite that failed to load (syntax error, failing beforeAll) has no failed *test*, but it is a failure.
-    failed += result.testResults.filter((s) => s.status === 'failed' && s.assertionResults.length === 0).length;
+    failed += result.testResults.filter(
+      (s) => s.status === 'failed' && s.assertionResults.length === 0,
+    ).length;
     rmSync(report, { force: true });
   } catch {
     failed = Math.max(failed, 1);

@@ -164,7 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Without a trailing slash so links can be built by concatenation.
     SITE_URL: siteUrl.href.replace(/\/$/, ''),
     URI_ALLOW_LIST: list(e.URI_ALLOW_LIST),
-    DATA_DIR: resolvePath(e.DATA_DIR),
+    // 'memory://' (tests) is PGlite's in-memory marker, not a path: resolving it would put every test on disk.
+    DATA_DIR: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : resolvePath(e.DATA_DIR),
     DATABASE_URL: e.DATABASE_URL,
     SMTP_URL: e.SMTP_URL,
     MAIL_FROM: e.MAIL_FROM,

@@ -22,7 +22,9 @@ function put(path: string, content: string, { compressed = false } = {}) {
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'site-app-'));
-  put('index.html', `<!doctype html><title>home</title><script>${inlineScript}</script>`, { compressed: true });
+  put('index.html', `<!doctype html><title>home</title><script>${inlineScript}</script>`, {
+    compressed: true,
+  });
   put('auth/index.html', '<!doctype html><title>auth</title>');
   put('404.html', '<!doctype html><title>not found en</title>');
   put('ar/index.html', '<!doctype html><title>home ar</title>');
@@ -91,7 +93,12 @@ describe('site app', () => {
   });
 
   it('never serves files outside the build, whatever the encoding of the path', async () => {
-    for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/..%2f..%2fetc/passwd', '/%E0%A4%A']) {
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/..%2f..%2fetc/passwd',
+      '/%E0%A4%A',
+    ]) {
       const res = await app.request(path);
       expect(res.status, path).toBe(404);
     }
@@ -118,7 +125,9 @@ describe('site app', () => {
       hsts: true,
     });
     const res = await hosted.request('/');
-    expect(res.headers.get('content-security-policy')).toContain("connect-src 'self' https://abcd.supabase.co");
+    expect(res.headers.get('content-security-policy')).toContain(
+      "connect-src 'self' https://abcd.supabase.co",
+    );
     expect(res.headers.get('strict-transport-security')).toContain('max-age=');
   });
 

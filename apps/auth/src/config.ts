@@ -43,6 +43,8 @@ const envSchema = z.object({
   MAILER_OTP_EXP: int(60, 86400).default(3600),
   REFRESH_TOKEN_REUSE_INTERVAL: int(0, 3600).default(10),
   PASSWORD_MIN_LENGTH: int(6, 100).default(6),
+  // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
+  PASSWORD_REJECT_COMMON: bool.default(true),
   TRUST_PROXY: z.string().default(''),
   SUPABASE_URL: optionalString,
   SITE_DIR: z.string().default('apps/web/build/client'),
@@ -57,6 +59,19 @@ const envSchema = z.object({
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000).default(1000),
   RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(30),
   RATE_LIMIT_EMAIL_WINDOW: int(1, 86400).default(3600),
+  // MFA (issue 4). WebAuthn relying party: id = SITE_URL's hostname, origins = SITE_URL's origin.
+  WEBAUTHN_RP_ID: optionalString,
+  WEBAUTHN_RP_ORIGINS: z.string().default(''),
+  WEBAUTHN_RP_DISPLAY_NAME: z.string().default('Namaa'),
+  MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10),
+  MFA_CHALLENGE_EXPIRY: int(10, 3600).default(300),
+  MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300),
+  // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
+  SMS_PROVIDER: z.enum(['dev', 'webhook', '']).default(''),
+  SMS_WEBHOOK_URL: optionalString,
+  SMS_WEBHOOK_TOKEN: optionalString,
+  // PKCE flow states (code_challenge on sign-up, recovery, email change) live this long.
+  FLOW_STATE_EXPIRY: int(10, 86400).default(300),
 });
 
 export type Config = {
@@ -78,11 +93,25 @@ export type Config = {
   REFRESH_TOKEN_REUSE_INTERVAL: number;
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
+  PASSWORD_REJECT_COMMON: boolean;
   TRUST_PROXY: string[];
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
   DISABLE_SIGNUP: boolean;
+  mfa: {
+    rpId: string | undefined;
+    rpOrigins: string[];
+    rpName: string;
+    maxEnrolledFactors: number;
+    challengeExpiry: number;
+    phoneOtpExpiry: number;
+    /** 'none' when no SMS provider is configured in production (phone factors then disabled). */
+    smsProvider: 'dev' | 'webhook' | 'none';
+    smsWebhookUrl: string | undefined;
+    smsWebhookToken: string | undefined;
+  };
+  FLOW_STATE_EXPIRY: number;
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -144,6 +173,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (e.SERVICE_ROLE_KEY !== undefined && e.SERVICE_ROLE_KEY.length < 32)
       problems.push('SERVICE_ROLE_KEY must be at least 32 characters');
   }
+  const smsProvider = e.SMS_PROVIDER || (production ? 'none' : 'dev');
+  if (smsProvider === 'webhook' && !e.SMS_WEBHOOK_URL)
+    problems.push('SMS_PROVIDER=webhook needs SMS_WEBHOOK_URL');
+  if (production && smsProvider === 'dev')
+    problems.push('SMS_PROVIDER=dev writes codes to the development mailbox: not for production');
   if (problems.length > 0)
     throw new ConfigError(
       `Refusing to start with unsafe settings (NODE_ENV=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
@@ -177,11 +211,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     REFRESH_TOKEN_REUSE_INTERVAL: e.REFRESH_TOKEN_REUSE_INTERVAL,
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,
+    PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
     TRUST_PROXY: list(e.TRUST_PROXY),
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
+    mfa: {
+      // Unset → derived from SITE_URL when used (see domain/mfa-webauthn.ts).
+      rpId: e.WEBAUTHN_RP_ID,
+      rpOrigins: list(e.WEBAUTHN_RP_ORIGINS),
+      rpName: e.WEBAUTHN_RP_DISPLAY_NAME,
+      maxEnrolledFactors: e.MFA_MAX_ENROLLED_FACTORS,
+      challengeExpiry: e.MFA_CHALLENGE_EXPIRY,
+      phoneOtpExpiry: e.MFA_PHONE_OTP_EXPIRY,
+      smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
+      smsWebhookUrl: e.SMS_WEBHOOK_URL,
+      smsWebhookToken: e.SMS_WEBHOOK_TOKEN,
+    },
+    FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

@@ -3,6 +3,7 @@ import type { KeyStore } from './crypto/jwt.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
 import type { MailDispatcher } from './mail/dispatcher.ts';
+import type { SmsSender } from './sms/sender.ts';
 
 /** Everything domain functions and routes depend on, passed explicitly (no module singletons). */
 export type Deps = {
@@ -15,6 +16,8 @@ export type Deps = {
   logger: Logger;
   clock: () => Date;
   mail: MailDispatcher;
+  /** Phone MFA codes (src/sms/sender.ts). */
+  sms: SmsSender;
 };
 
 /** Facts about the caller that domain functions need (rate-limit keys, audit, sessions). */

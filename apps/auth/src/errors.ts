@@ -34,6 +34,31 @@ export const errorTable = {
   flow_state_not_found: { status: 404, message: 'invalid flow state, no valid flow state found' },
   flow_state_expired: { status: 422, message: 'Flow state has expired' },
   bad_code_verifier: { status: 400, message: 'code challenge does not match previously saved code verifier' },
+  flow_state_already_used: { status: 422, message: 'Flow state has already been used' },
+  insufficient_aal: {
+    status: 401,
+    message: 'AAL2 session is required to update email or password when MFA is enabled.',
+  },
+  mfa_factor_not_found: { status: 404, message: 'Factor not found' },
+  mfa_factor_name_conflict: {
+    status: 422,
+    message: 'A factor with the friendly name already exists for this user',
+  },
+  too_many_enrolled_mfa_factors: { status: 422, message: 'Maximum number of enrolled factors reached' },
+  mfa_challenge_expired: {
+    status: 422,
+    message: 'MFA challenge has expired, verify against another challenge',
+  },
+  mfa_ip_address_mismatch: { status: 422, message: 'Challenge and verify IP addresses mismatch.' },
+  mfa_verification_failed: { status: 422, message: 'Invalid TOTP code entered' },
+  mfa_verified_factor_exists: {
+    status: 422,
+    message: 'A verified phone factor already exists, unenroll the existing factor to continue',
+  },
+  mfa_phone_enroll_not_enabled: { status: 422, message: 'MFA enroll is disabled for Phone' },
+  mfa_webauthn_enroll_not_enabled: { status: 422, message: 'MFA enroll is disabled for WebAuthn' },
+  over_sms_send_rate_limit: { status: 429, message: 'SMS rate limit exceeded' },
+  sms_send_failed: { status: 500, message: 'Error sending SMS' },
   over_request_rate_limit: { status: 429, message: 'Request rate limit reached' },
   over_email_send_rate_limit: { status: 429, message: 'email rate limit exceeded' },
   conflict: {

@@ -12,6 +12,7 @@ import { devMailboxTransport, type MailTransport, smtpTransport } from './mail/t
 import { deleteOldCounters } from './repositories/rate-limits.ts';
 import { getOrCreateSecret } from './repositories/secrets.ts';
 import { ensureSigningKey, listSigningKeys } from './repositories/signing-keys.ts';
+import { devMailboxSms, noSms, type SmsSender, webhookSms } from './sms/sender.ts';
 
 export type StartOptions = {
   logger?: Logger;
@@ -20,6 +21,7 @@ export type StartOptions = {
   host?: string;
   clock?: () => Date;
   mailTransport?: MailTransport;
+  smsSender?: SmsSender;
 };
 
 export type RunningServer = { url: string; port: number; deps: Deps; close(): Promise<void> };
@@ -45,7 +47,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const transport =
     opts.mailTransport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : devMailboxTransport());
   const mail = createMailDispatcher({ db: database.db, transport, from: config.MAIL_FROM, logger, clock });
-  const deps: Deps = { config, database, db: database.db, keys, secrets, logger, clock, mail };
+  const m = config.mfa;
+  const sms =
+    opts.smsSender ??
+    (m.smsProvider === 'webhook' && m.smsWebhookUrl
+      ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
+      : m.smsProvider === 'dev'
+        ? devMailboxSms(database.db)
+        : noSms);
+  const deps: Deps = { config, database, db: database.db, keys, secrets, logger, clock, mail, sms };
   mail.kick(); // anything left from a previous run
 
   const { existsSync } = await import('node:fs');

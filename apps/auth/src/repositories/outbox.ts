@@ -7,7 +7,16 @@ export type OutboxMessage = typeof mailOutbox.$inferSelect;
 
 export async function enqueueMail(
   db: DbOrTx,
-  m: { userId: string | null; kind: string; to: string; subject: string; text: string; html: string },
+  m: {
+    userId: string | null;
+    kind: string;
+    to: string;
+    subject: string;
+    text: string;
+    html: string;
+    /** 'sent' for records that only exist for the dev mailbox (development SMS). */
+    status?: 'pending' | 'sent';
+  },
 ): Promise<string> {
   const id = randomUUID();
   await db.insert(mailOutbox).values({
@@ -18,6 +27,7 @@ export async function enqueueMail(
     subject: m.subject,
     text: m.text,
     html: m.html,
+    ...(m.status ? { status: m.status } : {}),
   });
   return id;
 }

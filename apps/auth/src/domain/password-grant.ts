@@ -67,7 +67,7 @@ export async function passwordGrant(
     refreshToken,
     userJson(updated, rel.identities, rel.factors),
   );
-  const weak = passwordProblems(input.password, policyOf(deps), passwordChecks);
+  const weak = passwordProblems(input.password, policyOf(deps), passwordChecks, { email });
   response.weak_password =
     weak.reasons.length > 0 ? { message: weak.messages.join(' '), reasons: weak.reasons } : null;
   return response;

@@ -22,7 +22,11 @@ export type SignupInput = {
 export const passwordChecks: PasswordCheck[] = [];
 
 export function policyOf(deps: Deps) {
-  return { minLength: deps.config.PASSWORD_MIN_LENGTH, maxLength: deps.config.PASSWORD_MAX_LENGTH };
+  return {
+    minLength: deps.config.PASSWORD_MIN_LENGTH,
+    maxLength: deps.config.PASSWORD_MAX_LENGTH,
+    rejectCommon: deps.config.PASSWORD_REJECT_COMMON,
+  };
 }
 
 /** POST /signup. Returns a bare user (confirmation on) or a session (MAILER_AUTOCONFIRM). */
@@ -35,7 +39,7 @@ export async function signUp(
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   if (input.email === undefined) throw new AuthError('anonymous_provider_disabled');
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
-  assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks);
+  assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, { email: input.email });
   const email = parseEmail(input.email);
   const data = input.data ?? {};
 

@@ -49,7 +49,9 @@ export async function updateCurrentUser(
   const now = deps.clock();
   let passwordHash: string | undefined;
   if (input.password !== undefined) {
-    assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks);
+    assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, {
+      email: user.email ?? undefined,
+    });
     if (user.encryptedPassword && (await verifyPassword(user.encryptedPassword, input.password)).ok)
       throw new AuthError('same_password');
     passwordHash = await hashPassword(input.password);

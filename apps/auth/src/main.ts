@@ -88,6 +88,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     deleteOldCounters(database.db, new Date(clock().getTime() - 2 * 86400_000)).catch(() => {});
   }, 600_000);
   sweeper.unref();
+  // Picks up keys rotated by `npm run keys:rotate` (another process) without a restart; a token
+  // naming an unknown kid also triggers a (rate-limited) reload at once.
+  const keyReloader = setInterval(() => {
+    keys.reload().catch((err) => logger.warn({ err: (err as Error).message }, 'signing key reload failed'));
+  }, 60_000);
+  keyReloader.unref();
 
   let closing: Promise<void> | undefined;
   return {
@@ -97,6 +103,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(keyReloader);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -17,7 +17,11 @@ export type StoredKey = {
   privateJwk: Record<string, unknown>;
   publicJwk: Record<string, unknown>;
   status: string; // active | verify_only | retired
+  createdAt?: Date;
 };
+
+/** Our kids are uuids; anything else (paths, URLs, SQL, huge strings) is refused before any lookup. */
+const KID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export async function generateSigningKey(): Promise<StoredKey> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
@@ -61,7 +65,11 @@ export class KeyStore {
   }
 
   async reload(): Promise<void> {
-    const keys = await this.load();
+    // Newest first: after a rotation the newest active key signs (another instance may briefly
+    // still list two active keys while it has not reloaded; the newest wins everywhere).
+    const keys = [...(await this.load())].sort(
+      (a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0),
+    );
     const verifiers = new Map<string, CryptoKey>();
     const published: JWK[] = [];
     let signer: { kid: string; key: CryptoKey } | undefined;
@@ -78,6 +86,11 @@ export class KeyStore {
     this.verifiers = verifiers;
     this.published = published;
     this.lastReload = Date.now();
+  }
+
+  /** The kid new tokens are signed with. */
+  signingKid(): string | undefined {
+    return this.signer?.kid;
   }
 
   jwks(): { keys: JWK[] } {
@@ -101,18 +114,30 @@ export class KeyStore {
       .sign(signer.key);
   }
 
-  /** Verifies signature (ES256 only: no alg confusion), expiry and audience. Throws on any failure. */
+  /**
+   * Verifies signature, expiry and audience. Throws on any failure. Hardening: the algorithm is
+   * pinned to ES256 before any key is chosen (no `none`, no HS256-with-the-public-key confusion), the
+   * kid must be one of our uuids (no path/URL kids), and the key comes only from our own store
+   * (embedded `jwk`/`jku`/`x5u` headers are never followed).
+   */
   async verify(token: string): Promise<AccessTokenClaims> {
+    if (token.length > 16_384) throw new Error('token too large');
     const header = decodeProtectedHeader(token);
+    if (header.alg !== 'ES256') throw new Error(`signing method ${String(header.alg).slice(0, 16)} is invalid`);
     const kid = typeof header.kid === 'string' ? header.kid : undefined;
     if (!kid) throw new Error('missing kid');
+    if (!KID_PATTERN.test(kid)) throw new Error('unrecognized JWT kid');
     let key = this.verifiers.get(kid);
     if (!key && Date.now() - this.lastReload > 10_000) {
       await this.reload();
       key = this.verifiers.get(kid);
     }
     if (!key) throw new Error('unrecognized JWT kid');
-    const { payload } = await jwtVerify(token, key, { algorithms: ['ES256'], audience: 'authenticated' });
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['ES256'],
+      audience: 'authenticated',
+      requiredClaims: ['exp', 'sub'],
+    });
     if (typeof payload.sub !== 'string') throw new Error('invalid claim: missing sub claim');
     return payload as AccessTokenClaims;
   }

@@ -69,6 +69,9 @@ export async function refreshGrant(deps: Deps, presented: unknown): Promise<Sess
   if (!found.token.revoked) {
     const child = childRefreshToken(deps.secrets.refreshChain, presented);
     let rotated = false;
+    // Load the user's identities/factors while the rotation runs (two pool connections on PostgreSQL).
+    const relations = loadUserRelations(db, found.user.id);
+    relations.catch(() => {});
     try {
       rotated = await rotateRefreshToken(db, {
         tokenId: found.token.id,
@@ -83,7 +86,7 @@ export async function refreshGrant(deps: Deps, presented: unknown): Promise<Sess
         throw new AuthError('refresh_token_not_found');
       throw err;
     }
-    if (rotated) return respond(deps, found, child);
+    if (rotated) return respond(deps, found, child, await relations);
     // Another request rotated this token first: re-read it and follow the reuse rules.
     found = await findRefreshToken(db, hash);
     if (!found) throw new AuthError('refresh_token_not_found');
@@ -109,8 +112,13 @@ export async function refreshGrant(deps: Deps, presented: unknown): Promise<Sess
   throw new AuthError('session_not_found', 'Invalid Refresh Token: No Valid Session Found', { status: 400 });
 }
 
-async function respond(deps: Deps, found: RefreshLookup, token: string): Promise<SessionResponse> {
-  const rel = await loadUserRelations(deps.db, found.user.id);
+async function respond(
+  deps: Deps,
+  found: RefreshLookup,
+  token: string,
+  preloaded?: Awaited<ReturnType<typeof loadUserRelations>>,
+): Promise<SessionResponse> {
+  const rel = preloaded ?? (await loadUserRelations(deps.db, found.user.id));
   return sessionResponse(
     deps,
     found.user,

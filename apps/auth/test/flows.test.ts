@@ -164,13 +164,11 @@ describe('sign-up with email confirmation', () => {
 
   it('falls back to SITE_URL for a redirect_to that is not allowed', async () => {
     const email = uniqueEmail('redir');
-    await t
-      .client()
-      .auth.signUp({
-        email,
-        password: 'secret-pass',
-        options: { emailRedirectTo: 'https://evil.example/steal' },
-      });
+    await t.client().auth.signUp({
+      email,
+      password: 'secret-pass',
+      options: { emailRedirectTo: 'https://evil.example/steal' },
+    });
     const mail = await t.inbox.waitFor(email);
     expect(new URL(mail.links[0] as string).searchParams.get('redirect_to')).toBe(t.config.SITE_URL);
     const { location } = await followLink(mail.links[0] as string);

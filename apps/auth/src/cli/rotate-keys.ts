@@ -65,7 +65,9 @@ export async function runRotateKeys(argv: string[], env: NodeJS.ProcessEnv = pro
       const { retired, kept } = await retireSigningKeys(database.db, now, config.JWT_EXPIRY);
       for (const kid of retired) console.log(`Retired ${kid} (removed from the JWKS, private key erased).`);
       for (const k of kept)
-        console.log(`Kept ${k.kid}: tokens it signed may still be valid until ${k.retirableAt.toISOString()}.`);
+        console.log(
+          `Kept ${k.kid}: tokens it signed may still be valid until ${k.retirableAt.toISOString()}.`,
+        );
       if (retired.length === 0 && kept.length === 0) console.log('Nothing to retire.');
     }
     for (const k of await listSigningKeys(database.db))

@@ -123,7 +123,8 @@ export class KeyStore {
   async verify(token: string): Promise<AccessTokenClaims> {
     if (token.length > 16_384) throw new Error('token too large');
     const header = decodeProtectedHeader(token);
-    if (header.alg !== 'ES256') throw new Error(`signing method ${String(header.alg).slice(0, 16)} is invalid`);
+    if (header.alg !== 'ES256')
+      throw new Error(`signing method ${String(header.alg).slice(0, 16)} is invalid`);
     const kid = typeof header.kid === 'string' ? header.kid : undefined;
     if (!kid) throw new Error('missing kid');
     if (!KID_PATTERN.test(kid)) throw new Error('unrecognized JWT kid');

@@ -15,7 +15,10 @@ export type AuditAction =
   | 'token_refreshed'
   | 'token_revoked'
   | 'user_invited'
-  | 'email_changed';
+  | 'email_changed'
+  | 'factor_enrolled'
+  | 'factor_verified'
+  | 'factor_unenrolled';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */
 export async function audit(

@@ -77,6 +77,7 @@ const envSchema = z.object({
 export type Config = {
   nodeEnv: string;
   production: boolean;
+  MFA_PHONE_MAX_FREQUENCY: int(0, 3600).default(60),
   PORT: number;
   HOST: string;
   SITE_URL: string;
@@ -117,6 +118,8 @@ export type Config = {
     signinPerIp: number;
     signinPerAccount: number;
     otpPerIp: number;
+    /** Seconds between two SMS codes for one phone factor. */
+    phoneMaxFrequency: number;
     verifyPerIp: number;
     emailPerAddress: number;
     emailWindow: number;
@@ -241,3 +244,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
   };
 }
+      phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,

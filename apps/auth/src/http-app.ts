@@ -7,6 +7,7 @@ import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
 import type { AppEnv } from './http/context.ts';
 import { jsonBody, requestContext, requireApiKey } from './http/middleware.ts';
 import { devMailboxRoutes } from './routes/dev-mailbox.ts';
+import { factorRoutes } from './routes/factors.ts';
 import { healthRoutes, SERVICE_VERSION } from './routes/health.ts';
 import { jwksRoutes } from './routes/jwks.ts';
 import { logoutRoutes } from './routes/logout.ts';
@@ -76,6 +77,7 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
     logoutRoutes(deps),
     recoverRoutes(deps),
     resendRoutes(deps),
+    factorRoutes(deps),
     devMailboxRoutes(deps),
   ])
     api.route('/', routes);

@@ -1,3 +1,4 @@
+import { arabicFontCss, arabicFontPreloads } from 'virtual:arabic-font';
 import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 'react-router';
 import css from './app.css?inline';
@@ -31,6 +32,19 @@ export function Layout({ children }: { children: ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {/* Arabic pages only: the subset Arabic font, preloaded (its CSS follows the main sheet). */}
+        {locale === 'ar'
+          ? arabicFontPreloads.map((href) => (
+              <link
+                key={href}
+                rel="preload"
+                href={href}
+                as="font"
+                type="font/woff2"
+                crossOrigin="anonymous"
+              />
+            ))
+          : null}
         <meta name="theme-color" content={siteConfig.themeColor} />
         <Meta />
         <link rel="icon" href="/favicon.ico" sizes="32x32" />
@@ -40,6 +54,10 @@ export function Layout({ children }: { children: ReactNode }) {
         {/* All CSS is inlined: no render-blocking stylesheet request (the whole sheet is a few KB). */}
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own compiled stylesheet. */}
         <style dangerouslySetInnerHTML={{ __html: css }} />
+        {locale === 'ar' ? (
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: generated @font-face rules (build time).
+          <style dangerouslySetInnerHTML={{ __html: arabicFontCss }} />
+        ) : null}
         <Links />
       </head>
       <body>

@@ -1,9 +1,14 @@
-import { index, type RouteConfig, route } from '@react-router/dev/routes';
+import { index, prefix, type RouteConfig, route } from '@react-router/dev/routes';
 
 // Route modules are shared by every locale; the locale comes from the URL prefix (root.tsx).
-// The Arabic edition adds `...prefix('ar', [...])` with the same files and `ar-` ids.
+// English lives at the root, the Arabic edition under /ar with the same files and `ar-` ids.
 export default [
   index('routes/home.tsx', { id: 'en-home' }),
   route('auth', 'routes/auth.tsx', { id: 'en-auth' }),
+  ...prefix('ar', [
+    index('routes/home.tsx', { id: 'ar-home' }),
+    route('auth', 'routes/auth.tsx', { id: 'ar-auth' }),
+    route('*', 'routes/not-found.tsx', { id: 'ar-not-found' }),
+  ]),
   route('*', 'routes/not-found.tsx', { id: 'en-not-found' }),
 ] satisfies RouteConfig;

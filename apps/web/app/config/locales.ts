@@ -1,11 +1,19 @@
 // Supported locales and how they map onto URL prefixes. English is the default and has no prefix;
 // the Arabic edition lives under /ar/.
 export type Locale = 'en' | 'ar';
-/** Locales that are built and served. The Arabic edition adds 'ar' here. */
-export const locales: readonly Locale[] = ['en'];
+/** Locales that are built and served. */
+export const locales: readonly Locale[] = ['en', 'ar'];
 export const defaultLocale: Locale = 'en';
 
 export const localeDirection: Record<Locale, 'ltr' | 'rtl'> = { en: 'ltr', ar: 'rtl' };
+
+/** Each locale's name in its own language: the text of the language switcher. */
+export const localeNativeName: Record<Locale, string> = { en: 'English', ar: 'العربية' };
+
+/** The other edition (the site has exactly two). */
+export function alternateLocale(locale: Locale): Locale {
+  return locale === 'ar' ? 'en' : 'ar';
+}
 
 /** The path prefix of a locale: '' for English, '/ar' for Arabic. */
 export function localePrefix(locale: Locale): string {

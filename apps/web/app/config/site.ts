@@ -1,6 +1,11 @@
 // Site-wide facts. The brand name lives here once; every page and message reads it from here.
 export const siteConfig = {
   name: 'Namaa',
+  /**
+   * The brand in Arabic script, shown by the Arabic edition (wordmark, copy, og:site_name). The Latin
+   * `name` stays the canonical brand (JSON-LD name, emails); نماء is its `alternateName`.
+   */
+  nameAr: 'نماء',
   contactEmail: 'hello@namaa.ai',
   websiteUrl: 'https://namaa.ai',
   websiteLabel: 'namaa.ai',

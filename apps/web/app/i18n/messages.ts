@@ -1,4 +1,5 @@
 import type { Locale } from '../config/locales.ts';
+import { ar } from './ar.ts';
 import { en } from './en.ts';
 
 /** Widens the literal types of the English catalog: same keys, any strings. */
@@ -13,12 +14,9 @@ type Widen<T> = T extends string
 /** The shape every catalog must have. `ar.ts` is typed `Messages`, so a missing key fails the build. */
 export type Messages = Widen<typeof en>;
 
-/**
- * Catalogs by locale. A locale without its own catalog falls back to English so the site keeps
- * building while a translation is in progress; the Arabic edition registers `ar` here.
- */
-export const catalogs: Partial<Record<Locale, Messages>> = { en };
+/** Catalogs by locale. Every built locale has its own catalog (a Record, so none can be missing). */
+export const catalogs: Record<Locale, Messages> = { en, ar };
 
 export function getMessages(locale: Locale): Messages {
-  return catalogs[locale] ?? en;
+  return catalogs[locale];
 }

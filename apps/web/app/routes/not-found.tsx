@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { type MetaFunction, useLocation } from 'react-router';
 import { BrandMark } from '../components/layout/brand-mark.tsx';
+import { LanguageSwitcher } from '../components/layout/language-switcher.tsx';
 import { buttonVariants } from '../components/ui/button.tsx';
 import { localeFromPathname } from '../config/locales.ts';
 import { paths } from '../config/paths.ts';
@@ -39,6 +40,7 @@ export default function NotFoundRoute() {
       >
         {m.notFound.returnHome}
       </a>
+      <LanguageSwitcher page="notFound" className="mt-6 min-h-10 px-3 text-oasis-800 hover:underline" />
     </main>
   );
 }

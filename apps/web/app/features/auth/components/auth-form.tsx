@@ -2,20 +2,20 @@ import { ArrowLeft } from 'lucide-react';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { BrandMark } from '../../../components/layout/brand-mark.tsx';
+import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
 import { Button, buttonVariants } from '../../../components/ui/button.tsx';
 import { Input } from '../../../components/ui/input.tsx';
 import { Label } from '../../../components/ui/label.tsx';
 import { type AuthMode, paths } from '../../../config/paths.ts';
-import { siteConfig } from '../../../config/site.ts';
 import { useAuthSession } from '../../../hooks/use-auth-session.ts';
 import { useHydrated } from '../../../hooks/use-hydrated.ts';
 import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
 import { getAuthClient } from '../../../lib/auth-client.ts';
 import { notifyError, notifySuccess } from '../../../lib/notify.ts';
 import { cn } from '../../../lib/utils.ts';
-import { authErrorMessage } from '../lib/auth-error-message.ts';
 import { otherMode } from '../lib/auth-mode.ts';
 import { credentialLimits, validateCredentials } from '../lib/credentials-schema.ts';
+import { localizedAuthErrorMessage } from '../lib/localized-auth-error.ts';
 
 export type AuthFormProps = { initialMode: AuthMode };
 
@@ -68,15 +68,15 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           ...result.data,
           options: { emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}` },
         });
-        if (error) fail(authErrorMessage(error, m.auth.errors));
+        if (error) fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
         else notifySuccess(m.auth.success.signUpTitle, m.auth.success.signUpText);
       } else {
         const { error } = await auth.signInWithPassword(result.data);
-        if (error) fail(authErrorMessage(error, m.auth.errors));
+        if (error) fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
         else notifySuccess(m.auth.success.signInTitle, m.auth.success.signInText);
       }
     } catch (error) {
-      fail(authErrorMessage(error, m.auth.errors));
+      fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
     } finally {
       setSubmitting(false);
     }
@@ -93,13 +93,16 @@ export function AuthForm({ initialMode }: AuthFormProps) {
   return (
     <main id="main" className="flex min-h-dvh flex-col bg-oasis-950 px-4 py-8 sm:px-6">
       <div className="mx-auto flex w-full max-w-md flex-1 flex-col">
-        <a
-          href={paths.home.getHref(locale)}
-          className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'self-start text-oasis-50')}
-        >
-          <ArrowLeft aria-hidden="true" className="rtl:-scale-x-100" />
-          {m.auth.backToHome}
-        </a>
+        <div className="flex items-center justify-between gap-4">
+          <a
+            href={paths.home.getHref(locale)}
+            className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'text-oasis-50')}
+          >
+            <ArrowLeft aria-hidden="true" className="rtl:-scale-x-100" />
+            {m.auth.backToHome}
+          </a>
+          <LanguageSwitcher page="auth" className="min-h-10 px-3 text-sm text-oasis-50 hover:bg-white/10" />
+        </div>
         <section
           aria-labelledby={ids.heading}
           className="mt-8 rounded-3xl bg-white p-7 shadow-2xl shadow-black/30 sm:p-9"
@@ -107,7 +110,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
         >
           <div className="flex items-center gap-2.5 text-lg font-bold text-oasis-900">
             <BrandMark />
-            {siteConfig.name}
+            {m.meta.siteName}
           </div>
           <h1 id={ids.heading} className="mt-6 text-3xl font-extrabold tracking-tight">
             {copy.heading}

@@ -14,7 +14,7 @@ export function SiteFooter() {
         <div>
           <p className="flex items-center gap-2.5 text-lg font-bold text-white">
             <BrandMark />
-            {siteConfig.name}
+            {m.meta.siteName}
           </p>
           <p className="mt-4 max-w-xs leading-relaxed">{m.footer.tagline}</p>
         </div>

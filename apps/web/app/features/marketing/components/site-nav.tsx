@@ -1,9 +1,9 @@
 import { LogOut, Menu, X } from 'lucide-react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { BrandMark } from '../../../components/layout/brand-mark.tsx';
+import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
 import { Button, buttonVariants } from '../../../components/ui/button.tsx';
 import { paths, type SectionId } from '../../../config/paths.ts';
-import { siteConfig } from '../../../config/site.ts';
 import { useAuthSession } from '../../../hooks/use-auth-session.ts';
 import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
 import { getAuthClient } from '../../../lib/auth-client.ts';
@@ -122,15 +122,20 @@ export function SiteNav() {
           aria-label={m.common.homeLabel}
         >
           <BrandMark />
-          <span aria-hidden="true">{siteConfig.name}</span>
+          <span aria-hidden="true">{m.meta.siteName}</span>
         </a>
         <ul className="ms-6 hidden items-center gap-1 lg:flex">{sectionLinks('bar')}</ul>
-        <div className="ms-auto hidden lg:block">{authControls('bar')}</div>
+        {/* One switcher for every width: it stays in the bar, so no menu has to be opened to find it. */}
+        <LanguageSwitcher
+          page="home"
+          className="ms-auto min-h-10 px-3 text-sm text-oasis-50 hover:bg-white/10 hover:text-white"
+        />
+        <div className="hidden lg:block">{authControls('bar')}</div>
         <Button
           ref={toggleRef}
           variant="ghost"
           size="icon"
-          className="ms-auto text-white lg:hidden"
+          className="-ms-2 text-white lg:hidden"
           aria-expanded={open}
           aria-controls={menuId}
           aria-label={open ? m.nav.closeMenu : m.nav.openMenu}

@@ -4,14 +4,18 @@ import { useMessages } from '../../../i18n/locale-context.tsx';
 
 const members = ['ceo', 'cto'] as const;
 
-/** Initials for the founder avatars (no photos: nothing to download, nothing to shift layout). */
-function initials(name: string): string {
-  return name
-    .replace(/^Dr\.\s*/, '')
+/**
+ * Initials for the founder avatars (no photos: nothing to download, nothing to shift layout).
+ * Drops the title (Dr., د.) and the article (Al-, ال); Arabic initials are joined with a zero-width
+ * non-joiner so the two letters stay separate letters instead of shaping into a word.
+ */
+export function initials(name: string): string {
+  const letters = name
+    .replace(/^(Dr\.|د\.)\s*/, '')
     .split(/\s+/)
-    .map((part) => part.replace(/^Al-/, '')[0] ?? '')
-    .slice(0, 2)
-    .join('');
+    .map((part) => part.replace(/^(Al-|ال)/, '')[0] ?? '')
+    .slice(0, 2);
+  return letters.join(/[\u0600-\u06FF]/.test(name) ? '\u200C' : '');
 }
 
 export function TeamSection() {

@@ -1,0 +1,66 @@
+// Developer tool: measures the fallback-font metric overrides written in arabic-font.ts.
+//   node scripts/font/measure-fallback.ts
+// Shapes the real Arabic page text with HarfBuzz in Readex Pro (the web font) and in the local
+// fallbacks (Noto Sans Arabic for Arabic, Liberation Sans = Arial metrics for Latin) and prints
+// size-adjust (ratio of advance widths, so lines wrap at the same place before and after the swap)
+// and the ascent/descent overrides (Readex Pro's vertical metrics divided by size-adjust).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as hb from 'harfbuzzjs';
+import { arabicPageText } from './arabic-page-text.ts';
+
+const require = createRequire(import.meta.url);
+const fontverter = require('fontverter') as { convert: (b: Buffer, f: string) => Promise<Buffer> };
+const fontsDir = `${import.meta.dirname}/../../../../node_modules/@fontsource-variable/readex-pro/files`;
+
+async function load(path: string, weight?: number) {
+  const raw = readFileSync(path);
+  const ttf = path.endsWith('.woff2') ? await fontverter.convert(raw, 'truetype') : raw;
+  const face = new hb.Face(new hb.Blob(ttf));
+  const font = new hb.Font(face);
+  if (weight) font.setVariations([new hb.Variation('wght', weight)]);
+  return { face, font };
+}
+
+function width(font: hb.Font, text: string): number {
+  let total = 0;
+  for (const run of text.split(/\s+/).filter(Boolean)) {
+    const buffer = new hb.Buffer();
+    buffer.addText(run);
+    buffer.guessSegmentProperties();
+    hb.shape(font, buffer);
+    for (const p of buffer.getGlyphPositions()) total += p.xAdvance;
+  }
+  return total / font.face.upem;
+}
+
+const text = arabicPageText();
+const arabicWords = text.split(/\s+/).filter((w) => /[\u0600-\u06ff]/.test(w) && !/[A-Za-z0-9]/.test(w));
+const latinWords = text.split(/\s+/).filter((w) => /^[\x21-\x7e]+$/.test(w));
+
+for (const [label, webPath, fallbackPath, words] of [
+  [
+    'arabic',
+    `${fontsDir}/readex-pro-arabic-wght-normal.woff2`,
+    '/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf',
+    arabicWords,
+  ],
+  [
+    'latin',
+    `${fontsDir}/readex-pro-latin-wght-normal.woff2`,
+    '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf',
+    latinWords,
+  ],
+] as const) {
+  const web = await load(webPath, 400);
+  const fallback = await load(fallbackPath);
+  const sample = words.join(' ');
+  const sizeAdjust = width(web.font, sample) / width(fallback.font, sample);
+  const { ascender, descender, lineGap } = web.font.hExtents();
+  const upem = web.face.upem;
+  const pct = (n: number) => `${(n * 100).toFixed(2)}%`;
+  console.log(
+    `${label}: size-adjust ${pct(sizeAdjust)}; ascent-override ${pct(ascender / upem / sizeAdjust)}; ` +
+      `descent-override ${pct(-descender / upem / sizeAdjust)}; line-gap-override ${pct(lineGap / upem / sizeAdjust)}`,
+  );
+}

@@ -1,5 +1,5 @@
 // TOTP per RFC 6238 through otplib: SHA-1, 6 digits, 30 s period, ±1 step of clock skew.
-import { generateSecret, generateURI, verify } from 'otplib';
+import { generateSecret, verify } from 'otplib';
 import QRCode from 'qrcode';
 
 export const TOTP_PERIOD = 30;
@@ -9,8 +9,20 @@ export function newTotpSecret(): string {
   return generateSecret({ length: 20 });
 }
 
+/**
+ * GoTrue's URI, every parameter explicit (otplib's generateURI leaves defaults out, and some
+ * authenticator apps then guess): otpauth://totp/<issuer>:<account>?algorithm=SHA1&digits=6&…
+ */
 export function totpUri(issuer: string, account: string, secret: string): string {
-  return generateURI({ issuer, label: account, secret, algorithm: 'sha1', digits: 6, period: TOTP_PERIOD });
+  const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
+  const query = new URLSearchParams({
+    algorithm: 'SHA1',
+    digits: '6',
+    issuer,
+    period: String(TOTP_PERIOD),
+    secret,
+  });
+  return `otpauth://totp/${label}?${query}`;
 }
 
 /** The QR code as raw SVG markup (the client prefixes `data:image/svg+xml;utf-8,`). Level H as GoTrue. */

@@ -2,12 +2,14 @@ import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
+import { listFactors } from '../repositories/mfa.ts';
 import { deleteUserTokens } from '../repositories/one-time-tokens.ts';
 import type { SessionRow } from '../repositories/sessions.ts';
 import { deleteUserSessions } from '../repositories/sessions.ts';
 import { findUserByEmail, loadUserRelations, type UserRow, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
+import { hasVerifiedFactor } from './mfa-factors.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
 import { emailQuota, enforceRateLimits } from './rate-limit.ts';
 import { passwordChecks, policyOf } from './signup.ts';
@@ -41,6 +43,13 @@ export async function updateCurrentUser(
   redirectTo: string,
   meta: RequestMeta,
 ): Promise<Record<string, unknown>> {
+  // With MFA on, changing the email or password needs an aal2 session (GoTrue: 401 insufficient_aal).
+  if (
+    (input.password !== undefined || input.email !== undefined) &&
+    session.aal !== 'aal2' &&
+    hasVerifiedFactor(await listFactors(deps.db, user.id))
+  )
+    throw new AuthError('insufficient_aal');
   await enforceRateLimits(
     deps,
     [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],

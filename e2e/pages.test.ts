@@ -1,7 +1,14 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { desktop, launchBrowser, mobile, recordConsole, waitForHydration } from './support/browser.ts';
+import {
+  desktop,
+  interactAndHydrate,
+  launchBrowser,
+  mobile,
+  recordConsole,
+  waitForHydration,
+} from './support/browser.ts';
 import { type Product, startProduct } from './support/product.ts';
 
 // Pages, navigation, 404, SEO and accessibility, against the real product.
@@ -109,7 +116,10 @@ describe('home page', () => {
     const page = await context.newPage();
     const log = recordConsole(page);
     await page.goto(`${product.origin}/`);
-    await waitForHydration(page);
+    // No framework before the first interaction on the home page.
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => document.documentElement.dataset.hydrated)).toBeUndefined();
+    await interactAndHydrate(page);
     const toggle = page.getByRole('button', { name: 'Open menu' });
     const menuId = await toggle.getAttribute('aria-controls');
     const menu = page.locator(`[id="${menuId}"]`);
@@ -167,7 +177,7 @@ describe('accessibility (axe, WCAG 2.2 AA)', () => {
       const failures: string[] = [];
       for (const path of pages) {
         await page.goto(`${product.origin}${path}`);
-        await waitForHydration(page);
+        await interactAndHydrate(page);
         const result = await new AxeBuilder({ page })
           .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
           .analyze();

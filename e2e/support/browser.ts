@@ -37,3 +37,12 @@ export function recordConsole(page: Page) {
 export async function waitForHydration(page: Page): Promise<void> {
   await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true');
 }
+
+/**
+ * The home page starts its framework at the visitor's first interaction (or at once when a session
+ * must be restored); press a modifier key to be that visitor, then wait for hydration.
+ */
+export async function interactAndHydrate(page: Page): Promise<void> {
+  await page.keyboard.press('Shift');
+  await waitForHydration(page);
+}

@@ -33,6 +33,15 @@ describe('deferBootstrap', () => {
     expect(() => new AsyncFunction(code)).not.toThrow();
   });
 
+  it('can wait for the first interaction, or load at once when a session must be restored', () => {
+    const out = deferBootstrap(page, 'interaction');
+    expect(out).toContain('"pointerdown","touchstart","keydown","focusin","scroll","wheel"');
+    expect(out).toContain('/^sb-.+-auth-token$/');
+    const code = out.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1] ?? '';
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    expect(() => new AsyncFunction(code)).not.toThrow();
+  });
+
   it('fails loudly when React Router changes its bootstrap shape', () => {
     expect(() => deferBootstrap('<html><body></body></html>')).toThrow(/not found/);
   });

@@ -9,7 +9,15 @@
 const modulePreloadPattern = /<link rel="modulepreload" href="([^"]+)"\/>/g;
 const bootstrapPattern = /<script type="module" async="">([\s\S]*?)<\/script>/;
 
-export function deferBootstrap(html: string): string {
+export type DeferTrigger = 'load' | 'interaction';
+
+/**
+ * `load`: start the framework when the window has loaded. `interaction` (home pages): start it at
+ * the visitor's first interaction (pointer, touch, key, focus, scroll), or on load when there is
+ * auth state to restore (a stored `sb-*-auth-token` session or tokens in the URL, e.g. the email
+ * confirmation link), so the signed-in navigation appears without any interaction.
+ */
+export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): string {
   const preloads = [...html.matchAll(modulePreloadPattern)].map((match) => match[1] as string);
   const bootstrap = html.match(bootstrapPattern);
   if (!bootstrap) throw new Error('defer-bootstrap: React Router bootstrap script not found');
@@ -36,7 +44,12 @@ export function deferBootstrap(html: string): string {
     `<script type="module">const b=async()=>{for(const h of ${JSON.stringify(preloads)}){const l=document.createElement("link");l.rel="modulepreload";l.href=h;document.head.append(l)}` +
     `const[${holes}${names}]=await Promise.all([${imports}]);` +
     `window.__reactRouterRouteModules=${modulesAssignment[1]};import(${JSON.stringify(entry[1])})};` +
-    `document.readyState==="complete"?b():addEventListener("load",b,{once:true})</script>`;
+    (trigger === 'load'
+      ? `document.readyState==="complete"?b():addEventListener("load",b,{once:true})</script>`
+      : `let s=0;const g=()=>{if(s)return;s=1;for(const e of E)removeEventListener(e,g,true);b()},E=["pointerdown","touchstart","keydown","focusin","scroll","wheel"];` +
+        `for(const e of E)addEventListener(e,g,{capture:true,passive:true});` +
+        `const r=()=>{try{if(/access_token|error_description/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
+        `r()&&(document.readyState==="complete"?g():addEventListener("load",g,{once:true}))</script>`);
 
   return html.replace(modulePreloadPattern, '').replace(bootstrapPattern, () => script);
 }

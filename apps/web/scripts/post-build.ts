@@ -36,7 +36,12 @@ rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 // 2. Defer the framework bootstrap on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
 for (const file of htmlFiles) {
-  if (process.env.NAMAA_NO_DEFER !== '1') writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8')));
+  // Home pages hydrate on first interaction (or at once when a session must be restored); the
+  // auth and 404 pages hydrate on load (the form and the 404 console log need the framework).
+  const isHome = locales.some(
+    (locale) => file === join(clientDir, localePrefix(locale).slice(1), 'index.html'),
+  );
+  writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8'), isHome ? 'interaction' : 'load'));
 }
 
 // 3. robots.txt and sitemap.xml.

@@ -11,7 +11,7 @@ export type AuthSessionState =
  * The visitor's session, read after hydration. The first render is always 'unknown' (rendered like
  * signed-out) so prerendered HTML and the first client render match.
  *
- * `eager` loads the auth client on mount (the auth page needs it anyway). Otherwise (home page)
+ * `eager` (auth page) also loads the auth client at the first interaction. Otherwise (home page)
  * it is loaded only when there is something to restore: a stored session, an auth redirect in the
  * URL (the email-confirmation link lands on `/#access_token=...`), or a session written by another
  * tab later. Signed-out visitors of the home page never download the auth client.
@@ -49,14 +49,25 @@ export function useAuthSession({ eager = false }: { eager?: boolean } = {}): Aut
       }
     };
 
-    if (eager || hasAuthStateToRestore()) {
+    // The auth page connects at the first interaction with it (the submit handler also loads the
+    // client), so a visitor who only looks at the page does not pay for the client up front.
+    const interactions = ['pointerdown', 'keydown', 'focusin', 'touchstart'] as const;
+    const onInteraction = () => {
+      for (const type of interactions) window.removeEventListener(type, onInteraction, true);
+      window.removeEventListener('storage', onStorage);
+      void connect();
+    };
+
+    if (hasAuthStateToRestore()) {
       void connect();
     } else {
       setState({ status: 'signed-out' });
       window.addEventListener('storage', onStorage);
+      if (eager) for (const type of interactions) window.addEventListener(type, onInteraction, true);
     }
     return () => {
       cancelled = true;
+      for (const type of interactions) window.removeEventListener(type, onInteraction, true);
       window.removeEventListener('storage', onStorage);
       unsubscribe?.();
     };

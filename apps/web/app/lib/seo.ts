@@ -19,7 +19,9 @@ export function absoluteUrl(path: string): string {
 export function pageMeta(page: PageKey, locale: Locale, pathname: string): MetaDescriptor[] {
   const m = getMessages(locale);
   const { title, description } = m.meta[page];
-  const bare = stripLocale(pathname);
+  // The prerenderer may see '/auth/' while the browser sees '/auth': normalise so both render the
+  // same canonical URL (two different ones would conflict after hydration).
+  const bare = stripLocale(pathname).replace(/\/+$/, '') || '/';
   const url = absoluteUrl(`${localePrefix(locale)}${bare}`);
   const image = absoluteUrl('/og-image.png');
   const meta: MetaDescriptor[] = [

@@ -50,15 +50,26 @@ const envSchema = z.object({
   SITE_DIR: z.string().default('apps/web/build/client'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DISABLE_SIGNUP: bool.default(false),
-  // Fixed-window rate limits (count per window). Generous defaults: the test suites and the site's
-  // end-to-end tests must never trip them by accident; the hardening issue tunes them.
+  // Fixed-window rate limits (count per RATE_LIMIT_WINDOW seconds; 0 turns one off). Defaults follow
+  // GoTrue's (30 per 5 min for OTP/verify/sign-up per IP) with a separate sign-in bucket: a refresh is
+  // never rate limited, because supabase-js signs the user out on a 429 during refresh. The test
+  // harness raises them; the rate-limit suites set their own low values.
   RATE_LIMIT_WINDOW: int(1, 86400).default(300),
-  RATE_LIMIT_SIGNIN_PER_IP: int(0, 1_000_000).default(1000),
+  RATE_LIMIT_SIGNIN_PER_IP: int(0, 1_000_000).default(150),
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000).default(100),
-  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(1000),
-  RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000).default(1000),
-  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(30),
+  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(30),
+  RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000).default(30),
+  RATE_LIMIT_MFA_PER_IP: int(0, 1_000_000).default(75),
+  // Failed sign-ins per (account, client network): this many are free, then each further one waits
+  // 1, 2, 4 … seconds up to RATE_LIMIT_SIGNIN_BACKOFF_MAX; a success or 2 quiet days reset it.
+  RATE_LIMIT_SIGNIN_BACKOFF_AFTER: int(0, 1000).default(5),
+  RATE_LIMIT_SIGNIN_BACKOFF_MAX: int(1, 86400).default(900),
+  // Outgoing mail: per address (per RATE_LIMIT_EMAIL_WINDOW), a floor between two messages to one
+  // address, and a global quota per hour. Counted alike for existing and unknown addresses.
+  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(10),
   RATE_LIMIT_EMAIL_WINDOW: int(1, 86400).default(3600),
+  RATE_LIMIT_EMAIL_FLOOR: int(0, 86400).default(60),
+  RATE_LIMIT_EMAIL_SENT: int(0, 1_000_000).default(200),
   // MFA (issue 4). WebAuthn relying party: id = SITE_URL's hostname, origins = SITE_URL's origin.
   WEBAUTHN_RP_ID: optionalString,
   WEBAUTHN_RP_ORIGINS: z.string().default(''),
@@ -123,6 +134,11 @@ export type Config = {
     verifyPerIp: number;
     emailPerAddress: number;
     emailWindow: number;
+    mfaPerIp: number;
+    signinBackoffAfter: number;
+    signinBackoffMax: number;
+    emailFloor: number;
+    emailSentPerHour: number;
   };
 };
 
@@ -241,6 +257,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,
       emailWindow: e.RATE_LIMIT_EMAIL_WINDOW,
+      mfaPerIp: e.RATE_LIMIT_MFA_PER_IP,
+      signinBackoffAfter: e.RATE_LIMIT_SIGNIN_BACKOFF_AFTER,
+      signinBackoffMax: e.RATE_LIMIT_SIGNIN_BACKOFF_MAX,
+      emailFloor: e.RATE_LIMIT_EMAIL_FLOOR,
+      emailSentPerHour: e.RATE_LIMIT_EMAIL_SENT,
     },
   };
 }

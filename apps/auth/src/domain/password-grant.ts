@@ -5,7 +5,7 @@ import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, loadUserRelations, updateUser } from '../repositories/users.ts';
 import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
-import { enforceRateLimits } from './rate-limit.ts';
+import { clearBackoff, enforceRateLimits, ipBucket, reserveSigninAttempt } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
@@ -27,13 +27,15 @@ export async function passwordGrant(
   await enforceRateLimits(
     deps,
     [
-      { key: `signin:ip:${meta.ip}`, limit: rl.signinPerIp },
+      { key: `signin:ip:${ipBucket(meta.ip)}`, limit: rl.signinPerIp },
       { key: `signin:acct:${email}`, limit: rl.signinPerAccount },
     ],
     rl.window,
   );
   // Passwords beyond the maximum can never match (we never store them); refuse without hashing a huge input.
   if (input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2) throw new AuthError('invalid_credentials');
+  // Counted as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
+  const backoffKey = await reserveSigninAttempt(deps, email, meta.ip);
 
   const user = isValidEmail(email) ? await findUserByEmail(deps.db, email) : undefined;
   if (!user?.encryptedPassword) {
@@ -57,6 +59,7 @@ export async function passwordGrant(
     });
     const started = await startSession(deps, tx, updated, 'password', meta);
     await audit(tx, 'login', user.id, meta.ip, { provider: 'email' });
+    if (backoffKey) await clearBackoff(tx, backoffKey);
     return { updated, ...started };
   });
   const rel = await loadUserRelations(deps.db, user.id);

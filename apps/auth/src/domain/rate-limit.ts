@@ -1,44 +1,113 @@
+import { isIPv6 } from 'node:net';
 import type { Deps } from '../deps.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
-import { hitCounters } from '../repositories/rate-limits.ts';
+import { clearBackoff, hitCounters, reserveBackoffAttempt } from '../repositories/rate-limits.ts';
 
-export type Limit = { key: string; limit: number; code?: ErrorCode };
+export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
 
 /**
- * Counts this request against each limit (one atomic upsert) and throws 429 with Retry-After when
- * any is exceeded. A limit of 0 disables that check.
+ * The rate-limit identity of a client address: IPv4 as is, IPv6 grouped by its /64 (one subscriber
+ * gets a whole /64, so keying on the full address would hand an attacker 2^64 fresh buckets).
+ */
+export function ipBucket(ip: string): string {
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4) takes two groups; it never reaches the first four.
+  const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
+
+function windowOf(nowMs: number, windowSec: number) {
+  const windowMs = windowSec * 1000;
+  const start = Math.floor(nowMs / windowMs) * windowMs;
+  return { start: new Date(start), retryAfter: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
+}
+
+const redactKey = (key: string) => key.replace(/:[^:]*@.*$/, ':<email>');
+
+function tooMany(deps: Deps, key: string, retryAfter: number, code: ErrorCode = 'over_request_rate_limit') {
+  deps.logger.warn({ limit: redactKey(key), retryAfter }, 'rate limit reached');
+  return new AuthError(code, undefined, { headers: { 'Retry-After': String(retryAfter) } });
+}
+
+/**
+ * Counts this request against each limit (one atomic upsert per window length) and throws 429 with
+ * Retry-After when any is exceeded. A limit of 0 disables that check.
  */
 export async function enforceRateLimits(deps: Deps, limits: Limit[], windowSec: number): Promise<void> {
   const active = limits.filter((l) => l.limit > 0);
   if (active.length === 0) return;
   const nowMs = deps.clock().getTime();
-  const windowMs = windowSec * 1000;
-  const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
-  const counts = await hitCounters(
-    deps.db,
-    active.map((l) => l.key),
-    windowStart,
-  );
-  const over = active.find((l) => (counts.get(l.key) ?? 0) > l.limit);
-  if (!over) return;
-  const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - nowMs) / 1000));
-  deps.logger.warn({ limit: over.key.replace(/:[^:]*@.*$/, ':<email>'), retryAfter }, 'rate limit reached');
-  throw new AuthError(over.code ?? 'over_request_rate_limit', undefined, {
-    headers: { 'Retry-After': String(retryAfter) },
-  });
+  const byWindow = new Map<number, Limit[]>();
+  for (const l of active) {
+    const w = l.windowSec ?? windowSec;
+    byWindow.set(w, [...(byWindow.get(w) ?? []), l]);
+  }
+  for (const [w, group] of byWindow) {
+    const { start, retryAfter } = windowOf(nowMs, w);
+    const counts = await hitCounters(
+      deps.db,
+      group.map((l) => l.key),
+      start,
+    );
+    const over = group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
+    if (over) throw tooMany(deps, over.key, retryAfter, over.code);
+  }
 }
 
-/** Per-address email quota (applied whether or not the account exists, so a 429 reveals nothing). */
+/**
+ * Outgoing-mail quotas for one recipient: a floor between two messages, a per-address count per
+ * window and a global hourly count. Called before the account is looked up, so existing and unknown
+ * addresses are counted and answered alike (a 429 reveals nothing about the account).
+ */
 export function emailQuota(deps: Deps, email: string): Promise<void> {
+  const rl = deps.config.rateLimits;
+  const code = 'over_email_send_rate_limit' as const;
   return enforceRateLimits(
     deps,
     [
-      {
-        key: `email:${email}`,
-        limit: deps.config.rateLimits.emailPerAddress,
-        code: 'over_email_send_rate_limit',
-      },
+      { key: `email:floor:${email}`, limit: rl.emailFloor > 0 ? 1 : 0, windowSec: rl.emailFloor || 1, code },
+      { key: `email:${email}`, limit: rl.emailPerAddress, code },
+      { key: 'email:global', limit: rl.emailSentPerHour, windowSec: 3600, code },
     ],
-    deps.config.rateLimits.emailWindow,
+    rl.emailWindow,
   );
 }
+
+/** The back-off key of a sign-in: the account together with the caller's network. */
+export function signinBackoffKey(email: string, ip: string): string {
+  return `backoff:signin:${ipBucket(ip)}:${email}`;
+}
+
+/**
+ * Progressive back-off for failed sign-ins per (account, client network): after the free attempts
+ * each further failure doubles the wait (1 s, 2 s, 4 s … capped), never a permanent lock-out. Keyed
+ * with the network so an attacker elsewhere cannot lock the owner out; the per-account window
+ * (RATE_LIMIT_SIGNIN_PER_ACCOUNT) bounds distributed guessing. Unknown emails go through the same
+ * steps, so the answer does not reveal whether the account exists.
+ */
+export async function reserveSigninAttempt(
+  deps: Deps,
+  email: string,
+  ip: string,
+): Promise<string | undefined> {
+  const rl = deps.config.rateLimits;
+  if (rl.signinBackoffAfter === 0) return undefined; // 0 turns the back-off off
+  const key = signinBackoffKey(email, ip);
+  const wait = await reserveBackoffAttempt(
+    deps.db,
+    key,
+    deps.clock(),
+    rl.signinBackoffAfter,
+    rl.signinBackoffMax,
+  );
+  if (wait > 0) throw tooMany(deps, key, wait);
+  return key;
+}
+
+export { clearBackoff };

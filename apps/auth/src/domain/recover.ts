@@ -4,12 +4,12 @@ import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, findUserByPendingEmail, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
-import { emailQuota, enforceRateLimits } from './rate-limit.ts';
+import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 
 function ipLimit(deps: Deps, meta: RequestMeta) {
   return enforceRateLimits(
     deps,
-    [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],
+    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
     deps.config.rateLimits.window,
   );
 }

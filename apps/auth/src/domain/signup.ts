@@ -8,7 +8,7 @@ import { findUserByEmail, insertEmailUser, loadUserRelations, updateUser } from 
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import { assertPasswordAcceptable, type PasswordCheck } from './password-policy.ts';
-import { emailQuota, enforceRateLimits } from './rate-limit.ts';
+import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { sessionResponse, startSession } from './session-tokens.ts';
 import { fakeUserJson, userJson } from './user-json.ts';
 
@@ -45,7 +45,7 @@ export async function signUp(
 
   await enforceRateLimits(
     deps,
-    [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],
+    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
     deps.config.rateLimits.window,
   );
   const autoconfirm = deps.config.MAILER_AUTOCONFIRM;

@@ -11,7 +11,7 @@ import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
-import { emailQuota, enforceRateLimits } from './rate-limit.ts';
+import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
 
@@ -52,7 +52,7 @@ export async function updateCurrentUser(
     throw new AuthError('insufficient_aal');
   await enforceRateLimits(
     deps,
-    [{ key: `otp:ip:${meta.ip}`, limit: deps.config.rateLimits.otpPerIp }],
+    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
     deps.config.rateLimits.window,
   );
   const now = deps.clock();

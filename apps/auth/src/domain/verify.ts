@@ -13,7 +13,7 @@ import {
 import { applyEmailChange, confirmEmail, findUserById, loadUserRelations } from '../repositories/users.ts';
 import { normalizeEmail } from './email.ts';
 import { otpHash } from './email-tokens.ts';
-import { enforceRateLimits } from './rate-limit.ts';
+import { enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
 
@@ -44,7 +44,7 @@ export async function verifyToken(
   const types = verifyTypes[input.type];
   if (!types) throw new AuthError('validation_failed', `Invalid verification type: ${input.type}`);
   const rl = deps.config.rateLimits;
-  const limits = [{ key: `verify:ip:${meta.ip}`, limit: rl.verifyPerIp }];
+  const limits = [{ key: `verify:ip:${ipBucket(meta.ip)}`, limit: rl.verifyPerIp }];
   if ('email' in input)
     limits.push({ key: `verify:acct:${normalizeEmail(input.email)}`, limit: rl.signinPerAccount });
   await enforceRateLimits(deps, limits, rl.window);

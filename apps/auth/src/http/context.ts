@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { z } from 'zod';
@@ -24,9 +25,38 @@ function stripPort(ip: string): string {
   return ip.replace(/^\[|\](:\d+)?$/g, '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
 
+const proxyLists = new WeakMap<string[], (ip: string) => boolean>();
+
+/**
+ * TRUST_PROXY entries: addresses (10.0.0.5, ::1), CIDR ranges (10.0.0.0/8, fd00::/8) or `*`.
+ * Compiled once per configuration into a matcher; IPv4-mapped IPv6 peers match their IPv4 form.
+ */
+export function proxyMatcher(trustProxy: string[]): (ip: string) => boolean {
+  const cached = proxyLists.get(trustProxy);
+  if (cached) return cached;
+  const any = trustProxy.includes('*');
+  const list = new BlockList();
+  for (const entry of trustProxy) {
+    const [addr = '', bits] = entry.split('/');
+    const family = isIP(addr) === 6 ? 'ipv6' : isIP(addr) === 4 ? 'ipv4' : undefined;
+    if (!family) continue;
+    if (bits === undefined) list.addAddress(addr, family);
+    else list.addSubnet(addr, Number(bits), family);
+  }
+  const match = (ip: string) => {
+    if (any) return true;
+    const family = isIP(ip);
+    if (family === 0) return false;
+    return list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
+  };
+  proxyLists.set(trustProxy, match);
+  return match;
+}
+
 /**
  * The client IP for rate limits. X-Forwarded-For is believed only when the direct peer is a
- * trusted proxy (TRUST_PROXY); then the right-most address not itself a trusted proxy is used.
+ * trusted proxy (TRUST_PROXY); then the right-most address not itself a trusted proxy is used
+ * (the left-most entries are whatever the client chose to send, so they are never believed).
  */
 export function clientIp(c: Context, trustProxy: string[]): string {
   let remote = 'unknown';
@@ -36,13 +66,18 @@ export function clientIp(c: Context, trustProxy: string[]): string {
     // app.request() in unit tests has no socket.
   }
   if (trustProxy.length === 0) return remote;
-  const trusted = (ip: string) => trustProxy.includes(ip) || trustProxy.includes('*');
+  const trusted = proxyMatcher(trustProxy);
   if (!trusted(remote)) return remote;
   const chain = (c.req.header('x-forwarded-for') ?? '')
     .split(',')
     .map((s) => stripPort(s.trim()))
     .filter(Boolean);
-  for (let i = chain.length - 1; i >= 0; i--) if (!trusted(chain[i] as string)) return chain[i] as string;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const hop = chain[i] as string;
+    // Garbage in the header is not an address: stop there and key on the last hop we can vouch for.
+    if (isIP(hop) === 0) return i === chain.length - 1 ? remote : (chain[i + 1] as string);
+    if (!trusted(hop)) return hop;
+  }
   return chain[0] ?? remote;
 }
 

@@ -120,6 +120,17 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     MAIL_FROM: 'Namaa <no-reply@namaa.test>',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Every request of a suite comes from 127.0.0.1 and many re-use one address: production rate
+    // limits would trip by accident. The rate-limit suites pass their own low values.
+    RATE_LIMIT_SIGNIN_PER_IP: '100000',
+    RATE_LIMIT_SIGNIN_PER_ACCOUNT: '100000',
+    RATE_LIMIT_OTP_PER_IP: '100000',
+    RATE_LIMIT_VERIFY_PER_IP: '100000',
+    RATE_LIMIT_MFA_PER_IP: '100000',
+    RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '1000',
+    RATE_LIMIT_EMAIL_PER_ADDRESS: '100000',
+    RATE_LIMIT_EMAIL_FLOOR: '0',
+    RATE_LIMIT_EMAIL_SENT: '100000',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...overrides,
   };

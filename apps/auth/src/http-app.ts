@@ -6,6 +6,7 @@ import type { Deps } from './deps.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
 import type { AppEnv } from './http/context.ts';
 import { jsonBody, requestContext, requireApiKey } from './http/middleware.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { devMailboxRoutes } from './routes/dev-mailbox.ts';
 import { factorRoutes } from './routes/factors.ts';
 import { healthRoutes, SERVICE_VERSION } from './routes/health.ts';
@@ -50,6 +51,8 @@ function handleError(deps: Deps) {
 /** The auth API under /auth/v1 (GoTrue wire format). */
 export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>();
+  // First, so it also decorates CORS preflights and error answers.
+  api.use('*', securityHeaders({ hsts: () => deps.config.SITE_URL.startsWith('https://') }));
   api.use(
     '*',
     cors({

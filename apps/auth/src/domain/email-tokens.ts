@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { type MailKind, renderMail } from '../mail/templates.ts';
 import { type OneTimeTokenType, replaceOneTimeToken } from '../repositories/one-time-tokens.ts';
 import { enqueueMail } from '../repositories/outbox.ts';
+import { createFlowState, type PkceParams } from './pkce.ts';
 
 /** The keyed hash of a 6-digit code, bound to the address and token type. */
 export function otpHash(deps: Deps, type: OneTimeTokenType, address: string, code: string): string {
@@ -31,9 +32,11 @@ const mailKind: Record<OneTimeTokenType, MailKind> = {
 export async function issueEmailToken(
   deps: Deps,
   tx: DbOrTx,
-  p: { userId: string; type: OneTimeTokenType; to: string; redirectTo: string },
+  p: { userId: string; type: OneTimeTokenType; to: string; redirectTo: string; pkce?: PkceParams | undefined },
 ): Promise<void> {
   const now = deps.clock();
+  // PKCE: the link will redirect with ?code= for this flow instead of tokens in the fragment.
+  const flowStateId = p.pkce ? await createFlowState(deps, tx, p.userId, p.type, p.pkce) : undefined;
   const token = randomToken(32);
   const code = randomOtp();
   await replaceOneTimeToken(tx, {
@@ -45,6 +48,7 @@ export async function issueEmailToken(
     redirectTo: p.redirectTo,
     expiresAt: new Date(now.getTime() + deps.config.MAILER_OTP_EXP * 1000),
     now,
+    flowStateId,
   });
   const link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
   link.searchParams.set('token', token);

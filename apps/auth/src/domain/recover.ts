@@ -4,6 +4,7 @@ import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, findUserByPendingEmail, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
+import type { PkceParams } from './pkce.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 
 function ipLimit(deps: Deps, meta: RequestMeta) {
@@ -20,6 +21,7 @@ export async function requestRecovery(
   rawEmail: string,
   redirectTo: string,
   meta: RequestMeta,
+  pkce?: PkceParams,
 ): Promise<void> {
   const email = parseEmail(rawEmail);
   await ipLimit(deps, meta);
@@ -29,7 +31,7 @@ export async function requestRecovery(
   const now = deps.clock();
   await deps.db.transaction(async (tx) => {
     await updateUser(tx, user.id, { recoverySentAt: now, updatedAt: now });
-    await issueEmailToken(deps, tx, { userId: user.id, type: 'recovery', to: email, redirectTo });
+    await issueEmailToken(deps, tx, { userId: user.id, type: 'recovery', to: email, redirectTo, pkce });
     await audit(tx, 'user_recovery_requested', user.id, meta.ip, {});
   });
   deps.mail.kick();
@@ -42,6 +44,7 @@ export async function resend(
   rawEmail: string | undefined,
   redirectTo: string,
   meta: RequestMeta,
+  pkce?: PkceParams,
 ): Promise<void> {
   if (type === 'sms' || type === 'phone_change') throw new AuthError('phone_provider_disabled');
   if (type !== 'signup' && type !== 'email_change')
@@ -59,7 +62,7 @@ export async function resend(
     if (!user || user.emailConfirmedAt) return;
     await deps.db.transaction(async (tx) => {
       await updateUser(tx, user.id, { confirmationSentAt: now, updatedAt: now });
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo });
+      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo, pkce });
     });
   } else {
     // The pending new address (what the user typed in updateUser), or the current address of a user
@@ -69,7 +72,7 @@ export async function resend(
     const to = user.emailChange;
     await deps.db.transaction(async (tx) => {
       await updateUser(tx, user.id, { emailChangeSentAt: now, updatedAt: now });
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'email_change_new', to, redirectTo });
+      await issueEmailToken(deps, tx, { userId: user.id, type: 'email_change_new', to, redirectTo, pkce });
     });
   }
   deps.mail.kick();

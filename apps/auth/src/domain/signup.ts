@@ -7,6 +7,7 @@ import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, insertEmailUser, loadUserRelations, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
+import type { PkceParams } from './pkce.ts';
 import { assertPasswordAcceptable, type PasswordCheck } from './password-policy.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { sessionResponse, startSession } from './session-tokens.ts';
@@ -16,6 +17,7 @@ export type SignupInput = {
   email?: string | undefined;
   password?: string | undefined;
   data?: Record<string, unknown>;
+  pkce?: PkceParams | undefined;
 };
 
 /** Hook for the hardening issue (e.g. a common-password list); sign-up and password change use it. */
@@ -69,7 +71,13 @@ export async function signUp(
       });
       await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email' });
       if (!autoconfirm) {
-        await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo });
+        await issueEmailToken(deps, tx, {
+          userId: user.id,
+          type: 'confirmation',
+          to: email,
+          redirectTo,
+          pkce: input.pkce,
+        });
         return { user, identity, session: undefined };
       }
       const lastSignIn = await updateUser(tx, user.id, { lastSignInAt: now });

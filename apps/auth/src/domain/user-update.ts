@@ -10,6 +10,7 @@ import { findUserByEmail, loadUserRelations, type UserRow, updateUser } from '..
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
+import type { PkceParams } from './pkce.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { passwordChecks, policyOf } from './signup.ts';
@@ -19,6 +20,7 @@ export type UserUpdateInput = {
   email?: string | undefined;
   password?: string | undefined;
   data?: Record<string, unknown> | undefined;
+  pkce?: PkceParams | undefined;
 };
 
 /** Merges metadata: a key set to null is removed (GoTrue's rule). */
@@ -96,6 +98,7 @@ export async function updateCurrentUser(
         type: 'email_change_new',
         to: newEmail,
         redirectTo,
+        pkce: input.pkce,
       });
     if (input.data || newEmail) await audit(tx, 'user_modified', user.id, meta.ip, {});
     return row;

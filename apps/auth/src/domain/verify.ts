@@ -13,6 +13,7 @@ import {
 import { applyEmailChange, confirmEmail, findUserById, loadUserRelations } from '../repositories/users.ts';
 import { normalizeEmail } from './email.ts';
 import { otpHash } from './email-tokens.ts';
+import { issueFlowAuthCode } from './pkce.ts';
 import { enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
@@ -35,8 +36,11 @@ export async function verifyToken(
   deps: Deps,
   input: VerifyInput,
   meta: RequestMeta,
+  /** GET /verify (the link): a PKCE flow's link yields an auth code instead of a session. */
+  options: { pkceLink?: boolean } = {},
 ): Promise<{
-  session: SessionResponse;
+  session: SessionResponse | undefined;
+  authCode?: string | undefined;
   tokenType: OneTimeTokenType;
   redirectTo: string | null;
   verifyType: string;
@@ -57,8 +61,9 @@ export async function verifyToken(
     );
   let result: {
     user: Awaited<ReturnType<typeof confirmEmail>>;
-    session: Awaited<ReturnType<typeof startSession>>;
+    session: Awaited<ReturnType<typeof startSession>> | undefined;
     token: OneTimeTokenRow;
+    authCode?: string;
   };
   try {
     result = await deps.db.transaction(async (tx) => {
@@ -86,6 +91,11 @@ export async function verifyToken(
         user = await confirmEmail(tx, user, now);
         if (token.tokenType === 'confirmation') await deleteUserTokens(tx, user.id, ['confirmation']);
       }
+      if (options.pkceLink && token.flowStateId) {
+        // PKCE: the session is created when the client exchanges this code with its verifier.
+        const authCode = await issueFlowAuthCode(deps, tx, token.flowStateId);
+        return { user, session: undefined, token, authCode };
+      }
       const session = await startSession(deps, tx, user, 'otp', meta);
       await audit(tx, 'login', user.id, meta.ip, { provider: 'email', method: input.type });
       return { user, session, token };
@@ -94,6 +104,14 @@ export async function verifyToken(
     if (isUniqueViolation(err)) throw new AuthError('email_exists');
     throw err;
   }
+  if (!result.session)
+    return {
+      session: undefined,
+      authCode: result.authCode,
+      tokenType: result.token.tokenType as OneTimeTokenType,
+      redirectTo: result.token.redirectTo,
+      verifyType: result.token.tokenType === 'recovery' ? 'recovery' : input.type,
+    };
   const rel = await loadUserRelations(deps.db, result.user.id);
   const session = await sessionResponse(
     deps,

@@ -18,6 +18,7 @@ export async function replaceOneTimeToken(
     redirectTo: string | null;
     expiresAt: Date;
     now: Date;
+    flowStateId?: string | undefined;
   },
 ): Promise<void> {
   await db
@@ -33,6 +34,7 @@ export async function replaceOneTimeToken(
     redirectTo: t.redirectTo,
     expiresAt: t.expiresAt,
     createdAt: t.now,
+    flowStateId: t.flowStateId ?? null,
   });
 }
 

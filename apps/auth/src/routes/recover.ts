@@ -2,13 +2,18 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { requestRecovery } from '../domain/recover.ts';
+import { parsePkceParams } from '../domain/pkce.ts';
 import { AuthError } from '../errors.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
 import { documentRoute } from '../http/openapi.ts';
 import { redirectFor } from '../http/redirect.ts';
 import { emailField } from '../http/schemas.ts';
 
-export const recoverBody = z.object({ email: emailField.optional() });
+export const recoverBody = z.object({
+  email: emailField.optional(),
+  code_challenge: z.string().max(1000).nullish(),
+  code_challenge_method: z.string().max(20).nullish(),
+});
 
 export function recoverRoutes(deps: Deps) {
   const r = new OpenAPIHono<AppEnv>();
@@ -27,6 +32,7 @@ export function recoverRoutes(deps: Deps) {
       body.email,
       redirectFor(deps, c, queryParam(c, 'redirect_to')),
       c.get('meta'),
+      parsePkceParams(body),
     );
     return c.json({});
   });

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
+import { parsePkceParams } from '../domain/pkce.ts';
 import { resend } from '../domain/recover.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
 import { documentRoute } from '../http/openapi.ts';
@@ -11,6 +12,8 @@ export const resendBody = z.object({
   type: z.string().max(50),
   email: emailField.optional(),
   phone: z.string().max(100).optional(),
+  code_challenge: z.string().max(1000).nullish(),
+  code_challenge_method: z.string().max(20).nullish(),
 });
 
 export function resendRoutes(deps: Deps) {
@@ -30,6 +33,7 @@ export function resendRoutes(deps: Deps) {
       body.email,
       redirectFor(deps, c, queryParam(c, 'redirect_to')),
       c.get('meta'),
+      parsePkceParams(body),
     );
     return c.json({});
   });

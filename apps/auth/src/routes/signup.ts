@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { signUp } from '../domain/signup.ts';
+import { parsePkceParams } from '../domain/pkce.ts';
 import { AuthError } from '../errors.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
 import { documentRoute } from '../http/openapi.ts';
@@ -13,6 +14,8 @@ export const signupBody = z.object({
   password: passwordField.optional(),
   phone: z.string().max(100).optional(),
   data: metadataField,
+  code_challenge: z.string().max(1000).nullish(),
+  code_challenge_method: z.string().max(20).nullish(),
 });
 
 export function signupRoutes(deps: Deps) {
@@ -35,7 +38,12 @@ export function signupRoutes(deps: Deps) {
     const redirectTo = redirectFor(deps, c, queryParam(c, 'redirect_to'));
     const result = await signUp(
       deps,
-      { email: body.email, password: body.password, data: parseMetadata(body.data) ?? {} },
+      {
+        email: body.email,
+        password: body.password,
+        data: parseMetadata(body.data) ?? {},
+        pkce: parsePkceParams(body),
+      },
       redirectTo,
       c.get('meta'),
     );

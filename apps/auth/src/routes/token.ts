@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { passwordGrant } from '../domain/password-grant.ts';
+import { pkceGrant } from '../domain/pkce.ts';
 import { refreshGrant } from '../domain/refresh.ts';
 import type { SessionResponse } from '../domain/session-tokens.ts';
 import { AuthError } from '../errors.ts';
@@ -16,6 +17,10 @@ export const passwordGrantBody = z.object({
   password: passwordField.optional(),
 });
 export const refreshGrantBody = z.object({ refresh_token: z.string().max(1000).optional() });
+export const pkceGrantBody = z.object({
+  auth_code: z.string().max(200).optional(),
+  code_verifier: z.string().max(200).optional(),
+});
 
 export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<SessionResponse>;
 
@@ -25,6 +30,7 @@ export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<SessionRe
 export const grantHandlers: Record<string, GrantHandler> = {
   password: (deps, c) => passwordGrant(deps, parseBody(c, passwordGrantBody), c.get('meta')),
   refresh_token: (deps, c) => refreshGrant(deps, parseBody(c, refreshGrantBody).refresh_token),
+  pkce: (deps, c) => pkceGrant(deps, parseBody(c, pkceGrantBody), c.get('meta')),
 };
 
 export function tokenRoutes(deps: Deps) {
@@ -33,8 +39,8 @@ export function tokenRoutes(deps: Deps) {
     method: 'post',
     path: '/token',
     summary: 'Issue a session: grant_type=password (email, password) or refresh_token (refresh_token)',
-    query: z.object({ grant_type: z.enum(['password', 'refresh_token']) }),
-    body: z.union([passwordGrantBody, refreshGrantBody]),
+    query: z.object({ grant_type: z.enum(['password', 'refresh_token', 'pkce']) }),
+    body: z.union([passwordGrantBody, refreshGrantBody, pkceGrantBody]),
     responses: {
       200: 'Session',
       400: 'invalid_credentials, email_not_confirmed, refresh_token_*',

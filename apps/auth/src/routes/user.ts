@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
+import { parsePkceParams } from '../domain/pkce.ts';
 import { userJson } from '../domain/user-json.ts';
 import { updateCurrentUser } from '../domain/user-update.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
@@ -15,6 +16,8 @@ export const userUpdateBody = z.object({
   password: passwordField.optional(),
   data: metadataField,
   nonce: z.string().max(100).optional(),
+  code_challenge: z.string().max(1000).nullish(),
+  code_challenge_method: z.string().max(20).nullish(),
 });
 
 export function userRoutes(deps: Deps) {
@@ -50,7 +53,12 @@ export function userRoutes(deps: Deps) {
       deps,
       user,
       session,
-      { email: body.email, password: body.password, data: parseMetadata(body.data) },
+      {
+        email: body.email,
+        password: body.password,
+        data: parseMetadata(body.data),
+        pkce: parsePkceParams(body),
+      },
       redirectFor(deps, c, queryParam(c, 'redirect_to')),
       c.get('meta'),
     );

@@ -41,9 +41,16 @@ export function verifyRoutes(deps: Deps) {
     const requested = queryParam(c, 'redirect_to');
     try {
       if (!token || !type) throw new AuthError('validation_failed', 'Verify requires a token and a type');
-      const result = await verifyToken(deps, { type, tokenHash: token }, c.get('meta'));
+      const result = await verifyToken(deps, { type, tokenHash: token }, c.get('meta'), { pkceLink: true });
       const target = redirectFor(deps, c, requested ?? result.redirectTo);
+      if (result.authCode) {
+        // PKCE: only the one-time code travels in the URL; the client exchanges it with its verifier.
+        const url = new URL(target);
+        url.searchParams.set('code', result.authCode);
+        return c.redirect(url.href, 303);
+      }
       const s = result.session;
+      if (!s) throw new AuthError('unexpected_failure');
       return c.redirect(
         withFragment(target, {
           access_token: s.access_token,

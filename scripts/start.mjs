@@ -60,4 +60,5 @@ if (reason) {
   console.error(`start: site built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-await import(pathToFileURL(join(root, 'apps/auth/src/main.ts')).href);
+const { main } = await import(pathToFileURL(join(root, 'apps/auth/src/main.ts')).href);
+await main();

@@ -72,11 +72,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : undefined,
   });
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: opts.host ?? config.HOST }, () =>
-      resolve(s),
-    );
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.PORT, hostname: opts.host ?? config.HOST }, () =>
+        resolve(s),
+      );
+      s.once('error', reject);
+    });
+  } catch (err) {
+    await mail.stop();
+    await database.close();
+    throw err;
+  }
   // Bounded request time, as GoTrue's 10 s API_MAX_REQUEST_DURATION (slow-loris bodies included).
   server.setTimeout?.(30_000);
   if ('requestTimeout' in server) (server as unknown as { requestTimeout: number }).requestTimeout = 15_000;
@@ -116,7 +124,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 }
 
-async function main(): Promise<void> {
+/** The process entry: `node apps/auth/src/main.ts`, or `npm start` (scripts/start.mjs calls it). */
+export async function main(): Promise<void> {
   loadDotEnv();
   let config: Config;
   try {
@@ -129,7 +138,19 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.LOG_LEVEL);
-  const server = await startServer(config, { logger });
+  let server: RunningServer;
+  try {
+    server = await startServer(config, { logger });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      console.error(
+        `Cannot listen on port ${config.PORT} (${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}). Set PORT to another port.`,
+      );
+      process.exit(1);
+    }
+    throw err;
+  }
   const base = config.SITE_URL;
   logger.info(
     {

@@ -23,12 +23,16 @@ export type Product = { origin: string; logs: () => string; stop: () => Promise<
  * Starts the real product (`node apps/auth/src/main.ts`: the auth API and the built site in one
  * process) on a free loopback port with a fresh data directory, and waits for /auth/v1/health.
  */
-export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
+export async function startProduct(
+  env: Record<string, string> = {},
+  /** The script to run: the service entry by default, or scripts/start.mjs (what `npm start` runs). */
+  entry = 'apps/auth/src/main.ts',
+): Promise<Product> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'namaa-e2e-'));
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['apps/auth/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: root,
     env: {
       ...process.env,

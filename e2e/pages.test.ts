@@ -144,6 +144,60 @@ describe('home page', () => {
     expect(log.errors).toEqual([]);
     await context.close();
   });
+
+  it('opens the mobile menu on the FIRST tap of a fresh page, before the framework, and closes it on an item', async () => {
+    const context = await browser.newContext(mobile);
+    const page = await context.newPage();
+    const log = recordConsole(page);
+    // Hold every framework chunk until the end: whatever happens before, happens without React.
+    const held: Array<() => void> = [];
+    let release = false;
+    await page.route('**/assets/*.js', (route) =>
+      release ? route.continue() : held.push(() => void route.continue()),
+    );
+    await page.goto(`${product.origin}/`);
+    const toggle = page.getByRole('button', { name: 'Open menu' });
+    const menuId = await toggle.getAttribute('aria-controls');
+    const menu = page.locator(`[id="${menuId}"]`);
+    expect(await menu.isVisible()).toBe(false);
+
+    await toggle.tap();
+    expect(await menu.isVisible()).toBe(true);
+    const expanded = page.getByRole('button', { name: 'Close menu' });
+    expect(await expanded.getAttribute('aria-expanded')).toBe('true');
+    for (const item of ['Products', 'Solutions', 'Team', 'Contact', 'Sign In', 'Sign Up']) {
+      expect(await menu.getByRole('link', { name: item }).isVisible(), item).toBe(true);
+    }
+    // The tap did start the framework download, but none of it has run.
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    expect(await page.evaluate(() => document.documentElement.dataset.hydrated)).toBeUndefined();
+
+    await menu.getByRole('link', { name: 'Team' }).tap();
+    expect(await menu.isVisible()).toBe(false);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => new URL(page.url()).hash).toBe('#team');
+
+    // Escape closes it natively and keeps focus on the toggle, still before hydration.
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    expect(await menu.isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    expect(await menu.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-controls'))).toBe(menuId);
+
+    // Open it again, then let React hydrate: it must take over the open menu's state.
+    await toggle.tap();
+    release = true;
+    for (const continueRoute of held.splice(0)) continueRoute();
+    await waitForHydration(page);
+    expect(await expanded.getAttribute('aria-expanded')).toBe('true');
+    await expanded.tap();
+    expect(await menu.isVisible()).toBe(false);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(log.errors).toEqual([]);
+    expect(log.messages.filter((m) => m.type === 'error')).toEqual([]);
+    await context.close();
+  });
 });
 
 describe('404 page', () => {

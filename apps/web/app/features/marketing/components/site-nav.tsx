@@ -1,5 +1,5 @@
 import { LogOut, Menu, X } from 'lucide-react';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { BrandMark } from '../../../components/layout/brand-mark.tsx';
 import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
 import { Button, buttonVariants } from '../../../components/ui/button.tsx';
@@ -8,6 +8,13 @@ import { useAuthSession } from '../../../hooks/use-auth-session.ts';
 import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
 import { getAuthClient } from '../../../lib/auth-client.ts';
 import { cn } from '../../../lib/utils.ts';
+
+/** One navigation per page, so a fixed id (the inline script and the toggle refer to it). */
+export const menuId = 'site-menu';
+
+// `beforetoggle` fires synchronously when the popover opens or closes, so the toggle's state is
+// exposed in the same task as the tap. Kept tiny: it ships in the home page's first 14 KB.
+export const menuScript = `(()=>{const m=document.getElementById("${menuId}"),b=document.querySelector('[popovertarget="${menuId}"]');m.addEventListener("beforetoggle",e=>{const o=e.newState=="open";b.ariaExpanded=o;b.ariaLabel=b.dataset[o?"close":"open"]});m.addEventListener("click",e=>{e.target.closest("a")&&m.matches(":popover-open")&&m.hidePopover()})})()`;
 
 export const navSections = [
   'products',
@@ -20,6 +27,12 @@ export const navSections = [
  * Fixed top navigation (spec §2). The prerendered HTML shows the signed-out controls; once the
  * session has been read on the client they switch to the email and Sign Out. On small screens a
  * toggle opens a menu with the same items.
+ *
+ * The menu is an HTML popover (`popover` + `popovertarget`), so the very first tap opens it before any
+ * framework script has loaded (the home page only starts React at the first interaction), and the
+ * browser provides Escape, light dismiss and focus return. `menuScript` (inline, CSP-hashed by the
+ * server) keeps aria-expanded and the toggle's name in step and closes the menu when an item is
+ * chosen, with or without React; after hydration React mirrors the popover state in `open`.
  */
 export function SiteNav() {
   const m = useMessages();
@@ -27,22 +40,22 @@ export function SiteNav() {
   const session = useAuthSession();
   const [open, setOpen] = useState(false);
   const [signingOut, setSigningOut] = useState(false);
-  const menuId = useId();
-  const toggleRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
 
+  // Mirror the popover's state (it may already be open when React hydrates).
   useEffect(() => {
-    if (!open) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') {
-        setOpen(false);
-        toggleRef.current?.focus();
-      }
-    };
-    document.addEventListener('keydown', onKeyDown);
-    return () => document.removeEventListener('keydown', onKeyDown);
-  }, [open]);
+    const menu = menuRef.current;
+    if (!menu) return;
+    setOpen(menu.matches(':popover-open'));
+    const onBeforeToggle = (event: Event) => setOpen((event as ToggleEvent).newState === 'open');
+    menu.addEventListener('beforetoggle', onBeforeToggle);
+    return () => menu.removeEventListener('beforetoggle', onBeforeToggle);
+  }, []);
 
-  const close = () => setOpen(false);
+  const close = () => {
+    const menu = menuRef.current;
+    if (menu?.matches(':popover-open')) menu.hidePopover();
+  };
 
   const signOut = async () => {
     setSigningOut(true);
@@ -58,12 +71,12 @@ export function SiteNav() {
 
   const signedIn = session.status === 'signed-in' ? session : null;
 
+  // Links inside the menu are closed by `menuScript`'s click listener (before and after hydration).
   const sectionLinks = (variant: 'bar' | 'menu') =>
     navSections.map((id) => (
       <li key={id}>
         <a
           href={paths.section.getHref(locale, id)}
-          onClick={close}
           className={cn(
             'block rounded-lg font-medium transition-colors',
             variant === 'bar'
@@ -95,14 +108,12 @@ export function SiteNav() {
       <div className={cn('flex items-center gap-2', variant === 'menu' && 'flex-col items-stretch')}>
         <a
           href={paths.auth.getHref(locale)}
-          onClick={close}
           className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'text-white')}
         >
           {m.nav.signIn}
         </a>
         <a
           href={paths.auth.getHref(locale, 'signup')}
-          onClick={close}
           className={buttonVariants({ variant: 'primary', size: 'sm' })}
         >
           {m.nav.signUp}
@@ -132,31 +143,33 @@ export function SiteNav() {
         />
         <div className="hidden lg:block">{authControls('bar')}</div>
         <Button
-          ref={toggleRef}
           variant="ghost"
           size="icon"
-          className="-ms-2 text-white lg:hidden"
-          aria-expanded={open}
+          className="group -ms-2 text-white lg:hidden"
+          popoverTarget={menuId}
           aria-controls={menuId}
+          aria-expanded={open}
           aria-label={open ? m.nav.closeMenu : m.nav.openMenu}
-          onClick={() => setOpen((value) => !value)}
+          data-open={m.nav.openMenu}
+          data-close={m.nav.closeMenu}
         >
-          {open ? (
-            <X aria-hidden="true" className="size-6!" />
-          ) : (
-            <Menu aria-hidden="true" className="size-6!" />
-          )}
+          <Menu aria-hidden="true" className="size-6! group-aria-expanded:hidden" />
+          <X aria-hidden="true" className="hidden size-6! group-aria-expanded:block" />
         </Button>
       </nav>
+      {/* A popover lives in the top layer: placed explicitly under the 4rem bar, full width. */}
       <div
+        ref={menuRef}
         id={menuId}
-        hidden={!open}
-        className="border-t border-white/10 bg-oasis-950 px-4 pb-6 pt-2 lg:hidden"
+        popover="auto"
+        className="inset-x-0 top-16 bottom-auto m-0 max-h-[calc(100dvh-4rem)] w-full overflow-y-auto border-0 border-t border-white/10 bg-oasis-950 px-4 pb-6 pt-2 text-white lg:hidden"
         data-testid="mobile-menu"
       >
         <ul className="flex flex-col">{sectionLinks('menu')}</ul>
         <div className="mt-4 border-t border-white/10 pt-4">{authControls('menu')}</div>
       </div>
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant script (see menuScript). */}
+      <script dangerouslySetInnerHTML={{ __html: menuScript }} />
     </header>
   );
 }

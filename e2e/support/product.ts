@@ -27,9 +27,12 @@ export async function startProduct(
   env: Record<string, string> = {},
   /** The script to run: the service entry by default, or scripts/start.mjs (what `npm start` runs). */
   entry = 'apps/auth/src/main.ts',
+  // 'localhost' where the page needs a domain (WebAuthn refuses IP addresses as relying party ids).
+  options: { hostname?: string } = {},
 ): Promise<Product> {
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://${options.hostname ?? '127.0.0.1'}:${port}`;
+  const probe = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'namaa-e2e-'));
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [entry], {
@@ -60,7 +63,7 @@ export async function startProduct(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the product exited during start-up:\n${output}`);
     try {
-      const response = await fetch(`${origin}/auth/v1/health`);
+      const response = await fetch(`${probe}/auth/v1/health`);
       if (response.status === 200) break;
     } catch {
       // not listening yet

@@ -1,0 +1,56 @@
+// Screenshots of both editions for a person to compare: starts the real product (building the site
+// if needed), then writes screenshots/<page>-<width>.png for /, /auth, /ar/, /ar/auth and both 404s
+// at 375 px and 1280 px (full page), with Debian's Chromium. Run: node scripts/screenshots.mjs
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchBrowser, waitForHydration } from '../e2e/support/browser.ts';
+import { startProduct } from '../e2e/support/product.ts';
+
+const pages = [
+  ['home', '/'],
+  ['auth', '/auth'],
+  ['auth-signup', '/auth?mode=signup'],
+  ['not-found', '/missing-page'],
+  ['ar-home', '/ar/'],
+  ['ar-auth', '/ar/auth'],
+  ['ar-auth-signup', '/ar/auth?mode=signup'],
+  ['ar-not-found', '/ar/missing-page'],
+];
+const widths = [375, 1280];
+const outDir = join(import.meta.dirname, '..', 'screenshots');
+mkdirSync(outDir, { recursive: true });
+
+// Build only when there is no build (`npm run build` rebuilds on purpose).
+if (!existsSync(join(import.meta.dirname, '..', 'apps', 'web', 'build', 'client', 'ar', 'index.html'))) {
+  const build = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const product = await startProduct({ LOG_LEVEL: 'error' });
+const browser = await launchBrowser();
+try {
+  for (const width of widths) {
+    const context = await browser.newContext({
+      viewport: { width, height: width < 600 ? 812 : 900 },
+      isMobile: width < 600,
+      hasTouch: width < 600,
+      reducedMotion: 'reduce',
+    });
+    const page = await context.newPage();
+    for (const [name, path] of pages) {
+      await page.goto(`${product.origin}${path}`);
+      await waitForHydration(page).catch(() => {});
+      await page.evaluate(() => document.fonts.ready);
+      const file = join(outDir, `${name}-${width}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(file);
+    }
+    await context.close();
+  }
+} catch (error) {
+  console.error(product.logs().slice(-4000));
+  throw error;
+} finally {
+  await browser.close();
+  await product.stop();
+}

@@ -1,6 +1,12 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { desktop, launchBrowser, recordConsole, waitForHydration } from './support/browser.ts';
+import {
+  desktop,
+  interactAndHydrate,
+  launchBrowser,
+  recordConsole,
+  waitForHydration,
+} from './support/browser.ts';
 import { type Mailbox, startMailbox } from './support/mailbox.ts';
 import { type Product, startProduct } from './support/product.ts';
 
@@ -32,9 +38,10 @@ afterAll(async () => {
   await mailbox?.close();
 });
 
+// The auth page starts its framework at the first interaction (or at once for ?mode= or a session).
 async function openAuth(p: Page, query = '') {
   await p.goto(`${product.origin}/auth${query}`);
-  await waitForHydration(p);
+  await interactAndHydrate(p);
 }
 
 describe('sign up, confirm by email, sign out, sign in', () => {
@@ -186,7 +193,7 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     const other = await browser.newContext(desktop);
     const p = await other.newPage();
     await p.goto(`${product.origin}/auth`);
-    await waitForHydration(p);
+    await interactAndHydrate(p);
     await p.getByRole('button', { name: "Don't have an account? Sign up" }).click();
     expect(await p.locator('h1').textContent()).toBe('Create Account');
     expect(new URL(p.url()).search).toBe('?mode=signup');

@@ -1,22 +1,20 @@
 import { arabicFontCss, arabicFontPreloads } from 'virtual:arabic-font';
-import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useSyncExternalStore } from 'react';
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 'react-router';
 import css from './app.css?inline';
-import { localeDirection, localeFromPathname, stripLocale } from './config/locales.ts';
+import { localeDirection, localeFromPathname } from './config/locales.ts';
 import { siteConfig } from './config/site.ts';
 import { LocaleProvider } from './i18n/locale-context.tsx';
+import { isToasterRequested, subscribeToToasterRequest } from './lib/notify.ts';
 
-// The toast host is only needed once someone reaches the auth page; it stays mounted afterwards so
-// the "Welcome back!" toast survives the redirect home.
+// The toast host (and sonner) load only when the first toast is requested (lib/notify.ts); it stays
+// mounted afterwards so the "Welcome back!" toast survives the client-side redirect home.
 const Toaster = lazy(() =>
   import('./components/ui/toaster.tsx').then((module) => ({ default: module.Toaster })),
 );
 
-function ToastHost({ pathname }: { pathname: string }) {
-  const [enabled, setEnabled] = useState(false);
-  useEffect(() => {
-    if (stripLocale(pathname) === '/auth') setEnabled(true);
-  }, [pathname]);
+function ToastHost() {
+  const enabled = useSyncExternalStore(subscribeToToasterRequest, isToasterRequested, () => false);
   return enabled ? (
     <Suspense fallback={null}>
       <Toaster />
@@ -63,7 +61,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <body>
         <LocaleProvider locale={locale}>
           {children}
-          <ToastHost pathname={pathname} />
+          <ToastHost />
         </LocaleProvider>
         <ScrollRestoration />
         <Scripts />

@@ -35,7 +35,7 @@ describe('deferBootstrap', () => {
 
   it('can wait for the first interaction, or load at once when a session must be restored', () => {
     const out = deferBootstrap(page, 'interaction');
-    expect(out).toContain('"pointerdown","touchstart","keydown","focusin","scroll","wheel"');
+    expect(out).toContain('"pointerdown","pointermove","touchstart","keydown","focusin","scroll","wheel"');
     expect(out).toContain('/^sb-.+-auth-token$/');
     const code = out.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1] ?? '';
     const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;

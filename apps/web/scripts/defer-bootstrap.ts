@@ -12,10 +12,16 @@ const bootstrapPattern = /<script type="module" async="">([\s\S]*?)<\/script>/;
 export type DeferTrigger = 'load' | 'interaction';
 
 /**
- * `load`: start the framework when the window has loaded. `interaction` (home pages): start it at
- * the visitor's first interaction (pointer, touch, key, focus, scroll), or on load when there is
- * auth state to restore (a stored `sb-*-auth-token` session or tokens in the URL, e.g. the email
- * confirmation link), so the signed-in navigation appears without any interaction.
+ * `load`: start the framework when the window has loaded. `interaction` (home and auth pages): start
+ * it at the visitor's first interaction (pointer down or move, touch, key, focus, scroll), or on load
+ * when there is state to apply at once: a stored `sb-*-auth-token` session or tokens in the URL (the
+ * email confirmation link), so the signed-in navigation / redirect happens without any interaction,
+ * or a `?mode=` the prerendered sign-in page must switch to.
+ *
+ * A click on a plain button before the framework started (e.g. the auth page's mode toggle: the tap
+ * that starts the framework is also the click that should switch the mode) is replayed once React
+ * has hydrated (`data-hydrated` on <html>), so no first tap is lost. Popover toggles work natively
+ * and submit buttons stay disabled until hydration, so they are not replayed.
  */
 export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): string {
   const preloads = [...html.matchAll(modulePreloadPattern)].map((match) => match[1] as string);
@@ -41,14 +47,16 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
   // One hole per side-effect import, so the names line up with their modules.
   const holes = ','.repeat(sideEffectImports.length);
   const script =
-    `<script type="module">const b=async()=>{for(const h of ${JSON.stringify(preloads)}){const l=document.createElement("link");l.rel="modulepreload";l.href=h;document.head.append(l)}` +
+    `<script type="module">let x=0;const b=async()=>{for(const h of ${JSON.stringify(preloads)}){const l=document.createElement("link");l.rel="modulepreload";l.href=h;document.head.append(l)}` +
     `const[${holes}${names}]=await Promise.all([${imports}]);` +
-    `window.__reactRouterRouteModules=${modulesAssignment[1]};import(${JSON.stringify(entry[1])})};` +
+    `window.__reactRouterRouteModules=${modulesAssignment[1]};x=1;import(${JSON.stringify(entry[1])})};` +
     (trigger === 'load'
       ? `document.readyState==="complete"?b():addEventListener("load",b,{once:true})</script>`
-      : `let s=0;const g=()=>{if(s)return;s=1;for(const e of E)removeEventListener(e,g,true);b()},E=["pointerdown","touchstart","keydown","focusin","scroll","wheel"];` +
+      : `let s=0,p;const d=document.documentElement,g=()=>{if(s)return;s=1;for(const e of E)removeEventListener(e,g,true);b()},E=["pointerdown","pointermove","touchstart","keydown","focusin","scroll","wheel"];` +
         `for(const e of E)addEventListener(e,g,{capture:true,passive:true});` +
-        `const r=()=>{try{if(/access_token|error_description/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
+        `addEventListener("click",e=>{x||(p=e.target.closest?.("button:not([popovertarget],[type=submit])")||p)},true);` +
+        `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();p?.isConnected&&p.click()}}).observe(d,{attributeFilter:["data-hydrated"]});` +
+        `const r=()=>{try{if(/access_token|error_description|[?&]mode=/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
         `r()&&(document.readyState==="complete"?g():addEventListener("load",g,{once:true}))</script>`);
 
   return html.replace(modulePreloadPattern, '').replace(bootstrapPattern, () => script);

@@ -36,12 +36,16 @@ rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 // 2. Defer the framework bootstrap on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
 for (const file of htmlFiles) {
-  // Home pages hydrate on first interaction (or at once when a session must be restored); the
-  // auth and 404 pages hydrate on load (the form and the 404 console log need the framework).
-  const isHome = locales.some(
-    (locale) => file === join(clientDir, localePrefix(locale).slice(1), 'index.html'),
+  // Home and auth pages hydrate on first interaction (or at once when a session must be restored
+  // or `?mode=` applied): a visitor who only reads runs no framework code, and the auth form's HTML
+  // is safe before hydration (submit disabled, method="post"). 404 pages hydrate on load (the
+  // console log of the missing path needs the framework).
+  const interactive = locales.some((locale) =>
+    ['index.html', join('auth', 'index.html')].some(
+      (page) => file === join(clientDir, localePrefix(locale).slice(1), page),
+    ),
   );
-  writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8'), isHome ? 'interaction' : 'load'));
+  writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8'), interactive ? 'interaction' : 'load'));
 }
 
 // 3. robots.txt and sitemap.xml.

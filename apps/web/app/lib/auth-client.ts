@@ -1,25 +1,41 @@
-import type { SupabaseClient } from '@supabase/supabase-js';
-import { fetchRuntimeConfig, resolveSupabaseUrl, storedSessionKeyPattern } from './runtime-config.ts';
+import type { AuthClient as SupabaseAuthClient } from '@supabase/auth-js';
+import {
+  fetchRuntimeConfig,
+  resolveSupabaseUrl,
+  storageKeyFor,
+  storedSessionKeyPattern,
+} from './runtime-config.ts';
 
-export type AuthClient = SupabaseClient['auth'];
+export type AuthClient = SupabaseAuthClient;
 
 let clientPromise: Promise<AuthClient> | undefined;
 
 /**
  * The one auth client of the page, created on first use: it reads /runtime-config.json, then
- * imports supabase-js (a separate chunk, so no page pays for it before it is needed). Must only be
- * called in the browser (effects and event handlers), never during render or prerendering.
+ * imports the official auth client (a separate chunk, so no page pays for it before it is needed).
+ * Must only be called in the browser (effects and event handlers), never during render or
+ * prerendering.
+ *
+ * `@supabase/auth-js` alone rather than supabase-js (about half the bytes: the site needs no
+ * database, storage or realtime client). It is configured exactly as supabase-js's `createClient`
+ * configures it, so sessions are interchangeable with any supabase-js app on the same origin:
+ * `<url>/auth/v1`, the `apikey` + `Authorization: Bearer <anon key>` headers, and the standard
+ * storage key `sb-<first hostname label>-auth-token` (supabase-js derives it; auth-js alone would
+ * default to `supabase.auth.token`, hence the explicit value).
  */
 export function getAuthClient(): Promise<AuthClient> {
   clientPromise ??= (async () => {
-    const [config, { createClient }] = await Promise.all([
-      fetchRuntimeConfig(),
-      import('@supabase/supabase-js'),
-    ]);
-    const client = createClient(resolveSupabaseUrl(config, window.location.origin), config.anonKey, {
-      auth: { persistSession: true, autoRefreshToken: true, detectSessionInUrl: true },
+    const [config, { AuthClient }] = await Promise.all([fetchRuntimeConfig(), import('@supabase/auth-js')]);
+    const projectUrl = resolveSupabaseUrl(config, window.location.origin);
+    return new AuthClient({
+      url: `${projectUrl}/auth/v1`,
+      headers: { apikey: config.anonKey, Authorization: `Bearer ${config.anonKey}` },
+      storageKey: storageKeyFor(projectUrl),
+      persistSession: true,
+      autoRefreshToken: true,
+      detectSessionInUrl: true,
+      flowType: 'implicit',
     });
-    return client.auth;
   })();
   clientPromise.catch(() => {
     // A failed load (offline, bad config) may be retried by the next caller.

@@ -116,7 +116,15 @@ export function AuthForm({ initialMode }: AuthFormProps) {
             {copy.heading}
           </h1>
           <p className="mt-2 text-muted">{copy.text}</p>
-          <form className="mt-8 space-y-5" noValidate onSubmit={onSubmit} aria-describedby={ids.error}>
+          {/* method="post": even if a native submission ever happened before hydration, the password
+              would never be put in a URL (the submit button is also disabled until hydration). */}
+          <form
+            method="post"
+            className="mt-8 space-y-5"
+            noValidate
+            onSubmit={onSubmit}
+            aria-describedby={ids.error}
+          >
             <div className="space-y-2">
               <Label htmlFor={ids.email}>{m.auth.emailLabel}</Label>
               <Input

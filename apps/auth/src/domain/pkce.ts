@@ -103,7 +103,7 @@ export async function pkceGrant(
   if (!CHALLENGE.test(verifier))
     throw new AuthError('validation_failed', 'code verifier should be between 43 and 128 characters');
   const flow = await findFlowStateByCode(deps.db, sha256(authCode));
-  if (!flow || !flow.authCodeIssuedAt || !flow.userId) throw new AuthError('flow_state_not_found');
+  if (!flow?.authCodeIssuedAt || !flow.userId) throw new AuthError('flow_state_not_found');
   const now = deps.clock();
   if (flow.expiresAt <= now) throw new AuthError('flow_state_expired');
   if (!safeEqual(challengeOf(verifier, flow.codeChallengeMethod), flow.codeChallenge))

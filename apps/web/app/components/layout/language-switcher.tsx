@@ -1,4 +1,3 @@
-import { Languages } from 'lucide-react';
 import { useLocation, useSearchParams } from 'react-router';
 import {
   alternateLocale,
@@ -12,6 +11,7 @@ import { parseAuthMode } from '../../features/auth/lib/auth-mode.ts';
 import { useHydrated } from '../../hooks/use-hydrated.ts';
 import { useLocale } from '../../i18n/locale-context.tsx';
 import { cn } from '../../lib/utils.ts';
+import { Languages } from '../ui/icons.tsx';
 
 export type SwitcherPage = 'home' | 'auth' | 'notFound';
 

@@ -1,9 +1,9 @@
-import { ArrowLeft } from 'lucide-react';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { BrandMark } from '../../../components/layout/brand-mark.tsx';
 import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
 import { Button, buttonVariants } from '../../../components/ui/button.tsx';
+import { ArrowLeft } from '../../../components/ui/icons.tsx';
 import { Input } from '../../../components/ui/input.tsx';
 import { Label } from '../../../components/ui/label.tsx';
 import { type AuthMode, paths } from '../../../config/paths.ts';

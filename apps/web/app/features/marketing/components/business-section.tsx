@@ -1,4 +1,4 @@
-import { Check } from 'lucide-react';
+import { Check } from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

@@ -1,4 +1,4 @@
-import { CircleDollarSign, Flame, Layers, Unplug } from 'lucide-react';
+import { CircleDollarSign, Flame, Layers, Unplug } from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

@@ -1,4 +1,4 @@
-import { BrainCircuit, Languages, Plug, Sparkles } from 'lucide-react';
+import { BrainCircuit, Languages, Plug, Sparkles } from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

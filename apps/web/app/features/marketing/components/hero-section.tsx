@@ -1,5 +1,5 @@
-import { ArrowRight, MapPin } from 'lucide-react';
 import { buttonVariants } from '../../../components/ui/button.tsx';
+import { ArrowRight, MapPin } from '../../../components/ui/icons.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
 import { cn } from '../../../lib/utils.ts';

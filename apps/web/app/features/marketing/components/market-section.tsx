@@ -1,4 +1,4 @@
-import { Briefcase, Building2, Store, UserRound } from 'lucide-react';
+import { Briefcase, Building2, Store, UserRound } from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

@@ -1,4 +1,11 @@
-import { Bot, LayoutDashboard, Lightbulb, PenLine, Rocket, ScanSearch } from 'lucide-react';
+import {
+  Bot,
+  LayoutDashboard,
+  Lightbulb,
+  PenLine,
+  Rocket,
+  ScanSearch,
+} from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

@@ -1,5 +1,5 @@
-import { Globe, Mail } from 'lucide-react';
 import { BrandMark } from '../../../components/layout/brand-mark.tsx';
+import { Globe, Mail } from '../../../components/ui/icons.tsx';
 import { paths } from '../../../config/paths.ts';
 import { siteConfig } from '../../../config/site.ts';
 import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';

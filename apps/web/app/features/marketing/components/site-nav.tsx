@@ -1,8 +1,8 @@
-import { LogOut, Menu, X } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { BrandMark } from '../../../components/layout/brand-mark.tsx';
 import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
 import { Button, buttonVariants } from '../../../components/ui/button.tsx';
+import { LogOut, Menu, X } from '../../../components/ui/icons.tsx';
 import { paths, type SectionId } from '../../../config/paths.ts';
 import { useAuthSession } from '../../../hooks/use-auth-session.ts';
 import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';

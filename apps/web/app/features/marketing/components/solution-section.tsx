@@ -1,4 +1,4 @@
-import { ChartLine, Coins, Languages, Telescope, Users, Workflow } from 'lucide-react';
+import { ChartLine, Coins, Languages, Telescope, Users, Workflow } from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

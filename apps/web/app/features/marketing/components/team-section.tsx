@@ -1,4 +1,4 @@
-import { Compass, Eye } from 'lucide-react';
+import { Compass, Eye } from '../../../components/ui/icons.tsx';
 import { SectionHeading } from '../../../components/ui/section-heading.tsx';
 import { useMessages } from '../../../i18n/locale-context.tsx';
 

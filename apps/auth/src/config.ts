@@ -45,6 +45,8 @@ const envSchema = z.object({
   PASSWORD_MIN_LENGTH: int(6, 100).default(6),
   // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
   PASSWORD_REJECT_COMMON: bool.default(true),
+  // Sign-up, recover and resend answer no sooner than this (ms), so timing does not reveal accounts.
+  EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300),
   TRUST_PROXY: z.string().default(''),
   SUPABASE_URL: optionalString,
   SITE_DIR: z.string().default('apps/web/build/client'),
@@ -106,6 +108,7 @@ export type Config = {
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
   PASSWORD_REJECT_COMMON: boolean;
+  EMAIL_RESPONSE_FLOOR_MS: number;
   TRUST_PROXY: string[];
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
@@ -231,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
+    EMAIL_RESPONSE_FLOOR_MS: e.EMAIL_RESPONSE_FLOOR_MS,
     TRUST_PROXY: list(e.TRUST_PROXY),
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),

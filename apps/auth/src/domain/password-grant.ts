@@ -40,6 +40,8 @@ export async function passwordGrant(
   const user = isValidEmail(email) ? await findUserByEmail(deps.db, email) : undefined;
   if (!user?.encryptedPassword) {
     await burnPasswordCheck(input.password);
+    // A failed attempt on an unknown account is logged too (ASVS 16.3.1) — and costs the same write.
+    await audit(deps.db, 'login_failed', user?.id ?? null, meta.ip, {}).catch(() => {});
     throw new AuthError('invalid_credentials');
   }
   const result = await verifyPassword(user.encryptedPassword, input.password);

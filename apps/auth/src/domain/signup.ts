@@ -7,8 +7,8 @@ import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, insertEmailUser, loadUserRelations, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
-import type { PkceParams } from './pkce.ts';
 import { assertPasswordAcceptable, type PasswordCheck } from './password-policy.ts';
+import type { PkceParams } from './pkce.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { sessionResponse, startSession } from './session-tokens.ts';
 import { fakeUserJson, userJson } from './user-json.ts';
@@ -54,7 +54,11 @@ export async function signUp(
   if (!autoconfirm) await emailQuota(deps, email);
 
   const existing = await findUserByEmail(deps.db, email);
-  if (existing) return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, true);
+  if (existing) {
+    // The same argon2 work as a new sign-up, so CPU load does not tell the two apart either.
+    await hashPassword(input.password);
+    return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, true);
+  }
 
   // Hash before opening the transaction: the slow part never holds a connection or the PGlite lock.
   const passwordHash = await hashPassword(input.password);

@@ -1,8 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { requestRecovery } from '../domain/recover.ts';
 import { parsePkceParams } from '../domain/pkce.ts';
+import { requestRecovery } from '../domain/recover.ts';
+import { withResponseFloor } from '../domain/response-floor.ts';
 import { AuthError } from '../errors.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
 import { documentRoute } from '../http/openapi.ts';
@@ -27,12 +28,14 @@ export function recoverRoutes(deps: Deps) {
   r.post('/recover', async (c) => {
     const body = parseBody(c, recoverBody);
     if (body.email === undefined) throw new AuthError('validation_failed', 'An email address is required');
-    await requestRecovery(
-      deps,
-      body.email,
-      redirectFor(deps, c, queryParam(c, 'redirect_to')),
-      c.get('meta'),
-      parsePkceParams(body),
+    await withResponseFloor(deps, () =>
+      requestRecovery(
+        deps,
+        body.email,
+        redirectFor(deps, c, queryParam(c, 'redirect_to')),
+        c.get('meta'),
+        parsePkceParams(body),
+      ),
     );
     return c.json({});
   });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parsePkceParams } from '../domain/pkce.ts';
 import { resend } from '../domain/recover.ts';
+import { withResponseFloor } from '../domain/response-floor.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
 import { documentRoute } from '../http/openapi.ts';
 import { redirectFor } from '../http/redirect.ts';
@@ -27,13 +28,15 @@ export function resendRoutes(deps: Deps) {
   });
   r.post('/resend', async (c) => {
     const body = parseBody(c, resendBody);
-    await resend(
-      deps,
-      body.type,
-      body.email,
-      redirectFor(deps, c, queryParam(c, 'redirect_to')),
-      c.get('meta'),
-      parsePkceParams(body),
+    await withResponseFloor(deps, () =>
+      resend(
+        deps,
+        body.type,
+        body.email,
+        redirectFor(deps, c, queryParam(c, 'redirect_to')),
+        c.get('meta'),
+        parsePkceParams(body),
+      ),
     );
     return c.json({});
   });

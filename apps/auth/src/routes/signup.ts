@@ -1,8 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { signUp } from '../domain/signup.ts';
 import { parsePkceParams } from '../domain/pkce.ts';
+import { withResponseFloor } from '../domain/response-floor.ts';
+import { signUp } from '../domain/signup.ts';
 import { AuthError } from '../errors.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
 import { documentRoute } from '../http/openapi.ts';
@@ -36,16 +37,18 @@ export function signupRoutes(deps: Deps) {
     const body = parseBody(c, signupBody);
     if (body.phone !== undefined && body.email === undefined) throw new AuthError('phone_provider_disabled');
     const redirectTo = redirectFor(deps, c, queryParam(c, 'redirect_to'));
-    const result = await signUp(
-      deps,
-      {
-        email: body.email,
-        password: body.password,
-        data: parseMetadata(body.data) ?? {},
-        pkce: parsePkceParams(body),
-      },
-      redirectTo,
-      c.get('meta'),
+    const result = await withResponseFloor(deps, () =>
+      signUp(
+        deps,
+        {
+          email: body.email,
+          password: body.password,
+          data: parseMetadata(body.data) ?? {},
+          pkce: parsePkceParams(body),
+        },
+        redirectTo,
+        c.get('meta'),
+      ),
     );
     return c.json(result);
   });

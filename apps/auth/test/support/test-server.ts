@@ -131,6 +131,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     RATE_LIMIT_EMAIL_PER_ADDRESS: '100000',
     RATE_LIMIT_EMAIL_FLOOR: '0',
     RATE_LIMIT_EMAIL_SENT: '100000',
+    EMAIL_RESPONSE_FLOOR_MS: '0', // the enumeration suite sets its own
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...overrides,
   };

@@ -1,0 +1,114 @@
+// Audit log (issue 6): sign-up, sign-in success and failure (known and unknown accounts), sign-out and
+// password change each leave one row, written with the change; no secret ever lands in it; and
+// `npm run audit -w apps/auth` reads it back.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatRows, parseArgs, parseSince, readAuditLog } from '../src/cli/audit-log.ts';
+import { queryRows } from '../src/db/client.ts';
+import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+let t: TestServer;
+let dataDir: string;
+const email = uniqueEmail('audited');
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'namaa-audit-'));
+  // On disk (PGlite) so the command can read the same database after the service stops.
+  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true', ...(onPostgres ? {} : { DATA_DIR: dataDir }) });
+  const sb = t.client();
+  expect((await sb.auth.signUp({ email, password: 'correct horse' })).error).toBeNull();
+  expect((await t.client().auth.signInWithPassword({ email, password: 'wrong-pass' })).error?.code).toBe(
+    'invalid_credentials',
+  );
+  await t.client().auth.signInWithPassword({ email: uniqueEmail('ghost'), password: 'wrong-pass' });
+  expect((await sb.auth.signInWithPassword({ email, password: 'correct horse' })).error).toBeNull();
+  expect((await sb.auth.updateUser({ password: 'brand new pass' })).error).toBeNull();
+  expect((await sb.auth.signOut()).error).toBeNull();
+});
+afterAll(async () => {
+  await t?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('audit rows', () => {
+  it('record each security event for the account, newest first', async () => {
+    const rows = await readAuditLog(t.server.deps.db, { limit: 100, user: email });
+    expect(rows.map((r) => r.action)).toEqual([
+      'logout',
+      'user_updated_password',
+      'login',
+      'login_failed',
+      'user_signedup',
+    ]);
+    for (const r of rows) {
+      expect(r.ip_address).toMatch(/127\.0\.0\.1|::1/);
+      expect(r.email).toBe(email);
+    }
+  });
+
+  it('log a failed sign-in on an unknown account too, without an actor', async () => {
+    const rows = await readAuditLog(t.server.deps.db, { limit: 100, actions: ['login_failed'] });
+    expect(rows.some((r) => r.actor_id === null)).toBe(true);
+    expect(rows.some((r) => r.email === email)).toBe(true);
+  });
+
+  it('never hold a password, token or JWT', async () => {
+    const all = await queryRows<Record<string, unknown>>(
+      t.server.deps.db,
+      sql`select * from audit_log_entries`,
+    );
+    const text = JSON.stringify(all);
+    expect(text).not.toMatch(/correct horse|brand new pass|wrong-pass/);
+    expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+\./); // a JWT
+    expect(text).not.toMatch(/\$argon2/);
+  });
+});
+
+describe('the reader command', () => {
+  it('parses its options', () => {
+    const now = new Date('2030-01-02T00:00:00Z');
+    expect(parseSince('24h', now).toISOString()).toBe('2030-01-01T00:00:00.000Z');
+    expect(parseSince('2029-12-31', now).toISOString()).toBe('2029-12-31T00:00:00.000Z');
+    expect(
+      parseArgs(['--limit', '5', '--action', 'login,logout', '--user', 'A@B.CO', '--json'], now),
+    ).toEqual({
+      limit: 5,
+      actions: ['login', 'logout'],
+      user: 'a@b.co',
+      json: true,
+    });
+    expect(() => parseArgs(['--limit', '0'])).toThrow(/limit/);
+    expect(() => parseArgs(['--nope'])).toThrow(/unknown option/);
+    expect(formatRows([])).toBe('No audit entries match.');
+  });
+
+  it.skipIf(onPostgres)('prints the log of a stopped service (npm run audit -w apps/auth)', async () => {
+    await t.close();
+    const cli = fileURLToPath(new URL('../src/cli/audit-log.ts', import.meta.url));
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [cli, ...args], {
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    const table = run('--user', email);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/user_signedup/);
+    expect(table.stdout).toMatch(/logout/);
+    expect(table.stdout).toContain(email);
+    const json = run('--json', '--action', 'user_updated_password');
+    expect(json.status).toBe(0);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ action: 'user_updated_password', email });
+    expect(run('--since', 'yesterday-ish').status).toBe(1);
+  });
+});

@@ -7,6 +7,8 @@ export default defineConfig({
     name: 'auth',
     root: import.meta.dirname,
     include: ['test/**/*.test.ts'],
+    // The fault suite has its own project (vitest.faults.config.ts, `npm run test:faults`).
+    exclude: ['test/faults/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: argon2 and PGlite are CPU-bound, more workers only add contention.

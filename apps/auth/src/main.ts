@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import { KeyStore } from './crypto/jwt.ts';
 import { openDatabase } from './db/client.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { createHttpApp } from './http-app.ts';
@@ -24,7 +25,16 @@ export type StartOptions = {
   smsSender?: SmsSender;
 };
 
-export type RunningServer = { url: string; port: number; deps: Deps; close(): Promise<void> };
+export type RunningServer = {
+  url: string;
+  port: number;
+  deps: Deps;
+  /**
+   * Stops listening at once (new connections are refused). With graceMs, requests in flight get that
+   * long to finish (idle keep-alive connections close now); without, every connection closes now.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+};
 
 /** Opens the database, migrates, ensures keys and starts listening. Used by main, tests and benches. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -108,13 +118,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     url,
     port,
     deps,
-    close() {
+    close(options = {}) {
       closing ??= (async () => {
         clearInterval(sweeper);
         clearInterval(keyReloader);
+        const conns = server as unknown as { closeAllConnections?(): void; closeIdleConnections?(): void };
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
-          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          if (options.graceMs) {
+            conns.closeIdleConnections?.();
+            // Keep-alive connections that finish a request after this point are idle: close them too.
+            const idle = setInterval(() => conns.closeIdleConnections?.(), 100);
+            const force = setTimeout(() => conns.closeAllConnections?.(), options.graceMs);
+            server.once('close', () => {
+              clearInterval(idle);
+              clearTimeout(force);
+            });
+          } else conns.closeAllConnections?.();
         });
         await mail.stop();
         await database.close();
@@ -143,6 +163,10 @@ export async function main(): Promise<void> {
     server = await startServer(config, { logger });
   } catch (err) {
     const code = (err as { code?: string }).code;
+    if (err instanceof DataDirLockedError) {
+      console.error(err.message);
+      process.exit(1);
+    }
     if (code === 'EADDRINUSE' || code === 'EACCES') {
       console.error(
         `Cannot listen on port ${config.PORT} (${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}). Set PORT to another port.`,
@@ -167,7 +191,8 @@ export async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    server.close().then(
+    // In-flight requests get 8 s to finish; the 10 s timer above is the hard stop.
+    server.close({ graceMs: 8_000 }).then(
       () => process.exit(0),
       () => process.exit(1),
     );

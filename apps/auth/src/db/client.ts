@@ -6,6 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -55,11 +56,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
   }
   let dataDir = options.dataDir;
+  let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
     mkdirSync(dataDir, { recursive: true });
+    unlock = lockDataDir(dataDir);
     dataDir = join(dataDir, 'pglite');
   }
-  const client = await PGlite.create(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dataDir);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -69,6 +78,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     },
     async close() {
       if (!client.closed) await client.close();
+      unlock();
     },
   };
 }

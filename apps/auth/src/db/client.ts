@@ -43,6 +43,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // An idle client losing its connection emits 'error' on the pool; without a listener the
     // process would crash. Requests see the failure on their own query and answer 503.
     pool.on('error', () => {});
+    // A client checked out of the pool (e.g. inside a transaction) whose connection drops emits
+    // 'error' on itself, where the pool's listener does not reach: unhandled, it would kill the
+    // process. The query in flight fails on its own and the request answers 503; the pool then
+    // discards the broken client and connects afresh.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     return {
       db,

@@ -1,14 +1,13 @@
 import { sha256 } from '../crypto/tokens.ts';
+import { sqlState } from '../db/client.ts';
 import type { Deps } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import {
-  activeRefreshTokenHash,
   deleteSession,
-  findRefreshToken,
+  findAndRotateRefreshToken,
   type RefreshLookup,
-  rotateRefreshToken,
+  type RefreshOutcome,
 } from '../repositories/sessions.ts';
-import { loadUserRelations } from '../repositories/users.ts';
 import { childRefreshToken, type SessionResponse, sessionResponse } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
 
@@ -55,46 +54,35 @@ function checkUsable(found: RefreshLookup, now: Date): void {
   if (found.session.notAfter && found.session.notAfter <= now) throw new AuthError('session_expired');
 }
 
-/** POST /token?grant_type=refresh_token */
+/**
+ * POST /token?grant_type=refresh_token. The happy path is ONE SQL statement
+ * (findAndRotateRefreshToken: look-up + rotation + user, identities and factors) and one signature.
+ */
 export async function refreshGrant(deps: Deps, presented: unknown): Promise<SessionResponse> {
   if (typeof presented !== 'string' || presented.length < 12 || presented.length > 256)
     throw new AuthError('validation_failed', 'Refresh token is not valid');
   const { db } = deps;
-  const hash = sha256(presented);
-  let found = await findRefreshToken(db, hash);
-  if (!found) throw new AuthError('refresh_token_not_found');
   const now = deps.clock();
-  checkUsable(found, now);
-
-  if (!found.token.revoked) {
-    const child = childRefreshToken(deps.secrets.refreshChain, presented);
-    let rotated = false;
-    // Load the user's identities/factors while the rotation runs (two pool connections on PostgreSQL).
-    const relations = loadUserRelations(db, found.user.id);
-    relations.catch(() => {});
-    try {
-      rotated = await rotateRefreshToken(db, {
-        tokenId: found.token.id,
-        childHash: sha256(child),
-        sessionId: found.session.id,
-        userId: found.user.id,
-        now,
-      });
-    } catch (err) {
-      // The session was deleted (logout) between our read and the insert: the family is gone.
-      if ((err as { cause?: { code?: string } }).cause?.code === '23503')
-        throw new AuthError('refresh_token_not_found');
-      throw err;
-    }
-    if (rotated) return respond(deps, found, child, await relations);
-    // Another request rotated this token first: re-read it and follow the reuse rules.
-    found = await findRefreshToken(db, hash);
-    if (!found) throw new AuthError('refresh_token_not_found');
+  const child = childRefreshToken(deps.secrets.refreshChain, presented);
+  const args = { tokenHash: sha256(presented), childHash: sha256(child), now };
+  let found: RefreshOutcome | undefined;
+  try {
+    found = await findAndRotateRefreshToken(db, args);
+    if (found) checkUsable(found, now); // the statement never rotates a banned user's or expired session's token
+    // Active when read but rotated by a concurrent request before our update: read it again, now
+    // revoked, and follow the reuse rules below.
+    if (found && !found.rotated && !found.token.revoked) found = await findAndRotateRefreshToken(db, args);
+  } catch (err) {
+    // The session was deleted (logout) between our read and the insert: the family is gone.
+    if (sqlState(err) === '23503') throw new AuthError('refresh_token_not_found');
+    throw err;
   }
+  if (!found) throw new AuthError('refresh_token_not_found');
+  if (found.rotated) return respond(deps, found, child);
 
   const decision = decideReuse({
     presented,
-    activeHash: await activeRefreshTokenHash(db, found.session.id),
+    activeHash: found.activeHash,
     revokedAt: found.token.revokedAt,
     now,
     reuseIntervalSec: deps.config.REFRESH_TOKEN_REUSE_INTERVAL,
@@ -112,18 +100,12 @@ export async function refreshGrant(deps: Deps, presented: unknown): Promise<Sess
   throw new AuthError('session_not_found', 'Invalid Refresh Token: No Valid Session Found', { status: 400 });
 }
 
-async function respond(
-  deps: Deps,
-  found: RefreshLookup,
-  token: string,
-  preloaded?: Awaited<ReturnType<typeof loadUserRelations>>,
-): Promise<SessionResponse> {
-  const rel = preloaded ?? (await loadUserRelations(deps.db, found.user.id));
+function respond(deps: Deps, found: RefreshOutcome, token: string): Promise<SessionResponse> {
   return sessionResponse(
     deps,
     found.user,
     found.session,
     token,
-    userJson(found.user, rel.identities, rel.factors),
+    userJson(found.user, found.identities, found.factors),
   );
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, ne, sql } from 'drizzle-orm';
-import { type DbOrTx, queryRows } from '../db/client.ts';
-import { type AmrEntry, refreshTokens, sessions, users } from '../db/schema.ts';
-import type { UserRow } from './users.ts';
+import { and, eq, ne } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../db/client.ts';
+import { hotQuery, rowFromJson } from '../db/hot-query.ts';
+import { type AmrEntry, identities, mfaFactors, refreshTokens, sessions, users } from '../db/schema.ts';
+import type { FactorRow, IdentityRow, UserRow } from './users.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
@@ -82,53 +83,117 @@ export type RefreshLookup = {
   user: UserRow;
 };
 
-/** A refresh token with its session and user, in one round trip (the refresh hot path). */
-export async function findRefreshToken(db: DbOrTx, tokenHash: string): Promise<RefreshLookup | undefined> {
-  const [row] = await db
-    .select({ token: refreshTokens, session: sessions, user: users })
-    .from(refreshTokens)
-    .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(refreshTokens.tokenHash, tokenHash));
-  return row;
-}
+export type RefreshOutcome = RefreshLookup & {
+  /** True when this statement rotated the presented token (its child is now the active token). */
+  rotated: boolean;
+  identities: IdentityRow[];
+  factors: FactorRow[];
+  /** The session's active token hash, read only when the presented token was already revoked. */
+  activeHash: string | undefined;
+};
+
+// One statement for the whole happy path (see refreshGrant): look the token up with its session and
+// user, rotate it only if it is still active and usable (not revoked, session not expired, user not
+// banned: `not r.revoked` is re-checked on the locked row, so of two concurrent rotations one wins),
+// insert the child, touch the session, and return everything the response needs as one JSON value.
+// The final SELECT sees the snapshot from before the writes, i.e. the token as presented.
+const REFRESH_SQL = `with tok as (
+    select t.id, t.session_id, t.revoked, s.user_id, s.not_after, u.banned_until
+    from refresh_tokens t join sessions s on s.id = t.session_id join users u on u.id = s.user_id
+    where t.token_hash = $1::text),
+  revoked as (
+    update refresh_tokens r set revoked = true, revoked_at = $2::timestamptz, updated_at = $2::timestamptz
+    from tok
+    where r.id = tok.id and not r.revoked
+      and (tok.not_after is null or tok.not_after > $2::timestamptz)
+      and (tok.banned_until is null or tok.banned_until <= $2::timestamptz)
+    returning r.token_hash, r.session_id, r.user_id),
+  child as (
+    insert into refresh_tokens (id, token_hash, parent_hash, session_id, user_id, revoked, created_at, updated_at)
+    select $3::uuid, $4::text, token_hash, session_id, user_id, false, $2::timestamptz, $2::timestamptz from revoked
+    returning session_id),
+  touched as (
+    update sessions set refreshed_at = $2::timestamptz, updated_at = $2::timestamptz
+    where id = (select session_id from child))
+  select json_build_object(
+    'rotated', exists (select 1 from child),
+    'token', (select row_to_json(t) from refresh_tokens t where t.id = tok.id),
+    'session', (select row_to_json(s) from sessions s where s.id = tok.session_id),
+    'user', (select row_to_json(u) from users u where u.id = tok.user_id),
+    'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = tok.user_id), '[]'),
+    'factors', coalesce((select json_agg(f order by f.created_at) from mfa_factors f where f.user_id = tok.user_id), '[]'),
+    'active_hash', case when tok.revoked then (
+      select a.token_hash from refresh_tokens a where a.session_id = tok.session_id and not a.revoked
+      order by a.created_at desc limit 1) end
+  ) as r
+  from tok`;
+
+type RefreshJson = {
+  rotated: boolean;
+  token: Record<string, unknown>;
+  session: Record<string, unknown>;
+  user: Record<string, unknown>;
+  identities: Record<string, unknown>[];
+  factors: Record<string, unknown>[];
+  active_hash: string | null;
+};
 
 /**
- * Rotation in ONE statement: revoke the presented token only if it is still active, insert its child
- * and touch the session. Returns false when another request rotated it first (the caller then takes
- * the reuse path). Atomic on both PGlite and PostgreSQL without an explicit transaction.
+ * The refresh hot path in ONE round trip: finds the presented token (by hash) and, when it is the
+ * active one of a usable session, rotates it to `childHash`. Returns undefined for an unknown token.
  */
-export async function rotateRefreshToken(
-  db: DbOrTx,
-  r: { tokenId: string; childHash: string; sessionId: string; userId: string; now: Date },
-): Promise<boolean> {
-  const now = r.now.toISOString();
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`with revoked as (
-        update refresh_tokens set revoked = true, revoked_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
-        where id = ${r.tokenId}::uuid and not revoked
-        returning token_hash),
-      child as (
-        insert into refresh_tokens (id, token_hash, parent_hash, session_id, user_id, revoked, created_at, updated_at)
-        select ${randomUUID()}::uuid, ${r.childHash}, revoked.token_hash, ${r.sessionId}::uuid, ${r.userId}::uuid, false,
-          ${now}::timestamptz, ${now}::timestamptz
-        from revoked
-        returning id),
-      touched as (
-        update sessions set refreshed_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
-        where id = ${r.sessionId}::uuid and exists (select 1 from child))
-      select id from child`,
-  );
-  return rows.length === 1;
+export async function findAndRotateRefreshToken(
+  db: Db,
+  r: { tokenHash: string; childHash: string; now: Date },
+): Promise<RefreshOutcome | undefined> {
+  const rows = await hotQuery<{ r: RefreshJson | string }>(db, 'namaa_refresh_rotate', REFRESH_SQL, [
+    r.tokenHash,
+    r.now.toISOString(),
+    randomUUID(),
+    r.childHash,
+  ]);
+  const raw = rows[0]?.r;
+  if (!raw) return undefined;
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as RefreshJson;
+  return {
+    rotated: j.rotated,
+    token: rowFromJson(refreshTokens, j.token),
+    session: rowFromJson(sessions, j.session),
+    user: rowFromJson(users, j.user),
+    identities: j.identities.map((i) => rowFromJson(identities, i)),
+    factors: j.factors.map((f) => rowFromJson(mfaFactors, f)),
+    activeHash: j.active_hash ?? undefined,
+  };
 }
 
-/** The session's current (newest non-revoked) refresh token hash. */
-export async function activeRefreshTokenHash(db: DbOrTx, sessionId: string): Promise<string | undefined> {
-  const rows = await queryRows<{ token_hash: string }>(
+const SESSION_USER_SQL = `select json_build_object(
+    'session', row_to_json(s),
+    'user', row_to_json(u),
+    'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = u.id), '[]'),
+    'factors', coalesce((select json_agg(f order by f.created_at) from mfa_factors f where f.user_id = u.id), '[]')
+  ) as r
+  from sessions s join users u on u.id = s.user_id where s.id = $1::uuid`;
+
+/** The session named by an access token with its user, identities and factors: one round trip (GET /user). */
+export async function findSessionWithUserAndRelations(
+  db: Db,
+  sessionId: string,
+): Promise<
+  { session: SessionRow; user: UserRow; identities: IdentityRow[]; factors: FactorRow[] } | undefined
+> {
+  const rows = await hotQuery<{ r: Omit<RefreshJson, 'rotated' | 'token' | 'active_hash'> | string }>(
     db,
-    sql`select token_hash from refresh_tokens where session_id = ${sessionId}::uuid and not revoked
-        order by created_at desc limit 1`,
+    'namaa_session_user',
+    SESSION_USER_SQL,
+    [sessionId],
   );
-  return rows[0]?.token_hash;
+  const raw = rows[0]?.r;
+  if (!raw) return undefined;
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Omit<RefreshJson, 'rotated'>;
+  return {
+    session: rowFromJson(sessions, j.session),
+    user: rowFromJson(users, j.user),
+    identities: j.identities.map((i) => rowFromJson(identities, i)),
+    factors: j.factors.map((f) => rowFromJson(mfaFactors, f)),
+  };
 }

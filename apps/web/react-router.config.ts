@@ -7,6 +7,8 @@ import { prerenderPaths } from './app/config/paths.ts';
 // precompresses every text asset.
 export default {
   appDirectory: 'app',
+  // scripts/build.ts builds into a fresh temporary folder, then swaps it in place of build/.
+  buildDirectory: process.env.WEB_BUILD_DIR ?? 'build',
   ssr: false,
   prerender: prerenderPaths,
 } satisfies Config;

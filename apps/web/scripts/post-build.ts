@@ -13,7 +13,8 @@ import { sitemapPaths } from '../app/config/paths.ts';
 import { siteConfig } from '../app/config/site.ts';
 import { deferBootstrap } from './defer-bootstrap.ts';
 
-const clientDir = join(import.meta.dirname, '..', 'build', 'client');
+// scripts/build.ts builds into a temporary folder (WEB_BUILD_DIR) and swaps it in afterwards.
+const clientDir = join(process.env.WEB_BUILD_DIR ?? join(import.meta.dirname, '..', 'build'), 'client');
 const compressible = /\.(html|js|mjs|css|svg|json|xml|txt|webmanifest|map)$/;
 
 function walk(dir: string): string[] {

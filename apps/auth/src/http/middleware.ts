@@ -3,7 +3,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import { AuthError } from '../errors.ts';
-import { findSessionWithUser } from '../repositories/sessions.ts';
+import { findSessionWithUserAndRelations } from '../repositories/sessions.ts';
+import type { FactorRow, IdentityRow } from '../repositories/users.ts';
 import { type AppEnv, clientIp } from './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -127,10 +128,20 @@ export function requireUser(deps: Deps): MiddlewareHandler<AppEnv> {
     }
     if (typeof claims.session_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.session_id))
       throw new AuthError('session_not_found');
-    const found = await findSessionWithUser(deps.db, claims.session_id);
+    // One prepared statement loads the session, user, identities and factors (GET /user needs all).
+    const found = await findSessionWithUserAndRelations(deps.db, claims.session_id);
     if (!found) throw new AuthError('session_not_found');
     if (found.user.id !== claims.sub) throw new AuthError('user_not_found');
-    c.set('auth', found);
+    const auth = { user: found.user, session: found.session };
+    loadedRelations.set(auth, { identities: found.identities, factors: found.factors });
+    c.set('auth', auth);
     return next();
   };
+}
+
+const loadedRelations = new WeakMap<object, { identities: IdentityRow[]; factors: FactorRow[] }>();
+
+/** The identities and factors read together with `c.get('auth')` (as of the start of the request). */
+export function authRelations(auth: object): { identities: IdentityRow[]; factors: FactorRow[] } | undefined {
+  return loadedRelations.get(auth);
 }

@@ -46,19 +46,6 @@ export async function insertSession(
   return row as SessionRow;
 }
 
-/** The session named by an access token, with its user, in one round trip. */
-export async function findSessionWithUser(
-  db: DbOrTx,
-  sessionId: string,
-): Promise<{ session: SessionRow; user: UserRow } | undefined> {
-  const [row] = await db
-    .select({ session: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.id, sessionId));
-  return row;
-}
-
 export async function deleteSession(db: DbOrTx, sessionId: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, sessionId));
 }

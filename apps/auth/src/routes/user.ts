@@ -5,7 +5,7 @@ import { parsePkceParams } from '../domain/pkce.ts';
 import { userJson } from '../domain/user-json.ts';
 import { updateCurrentUser } from '../domain/user-update.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
-import { requireUser } from '../http/middleware.ts';
+import { authRelations, requireUser } from '../http/middleware.ts';
 import { documentRoute } from '../http/openapi.ts';
 import { redirectFor } from '../http/redirect.ts';
 import { emailField, metadataField, parseMetadata, passwordField } from '../http/schemas.ts';
@@ -31,8 +31,9 @@ export function userRoutes(deps: Deps) {
     responses: { 200: 'User', 401: 'no_authorization', 403: 'bad_jwt / session_not_found' },
   });
   r.get('/user', async (c) => {
-    const { user } = c.get('auth');
-    const rel = await loadUserRelations(deps.db, user.id);
+    const auth = c.get('auth');
+    const { user } = auth;
+    const rel = authRelations(auth) ?? (await loadUserRelations(deps.db, user.id));
     c.header('Cache-Control', 'no-store');
     return c.json(userJson(user, rel.identities, rel.factors));
   });

@@ -34,6 +34,7 @@ async function server(env: Record<string, string>) {
     RATE_LIMIT_SIGNIN_PER_ACCOUNT: 'signinPerAccount',
     RATE_LIMIT_OTP_PER_IP: 'otpPerIp',
     RATE_LIMIT_VERIFY_PER_IP: 'verifyPerIp',
+    RATE_LIMIT_MFA_PER_IP: 'mfaPerIp',
     RATE_LIMIT_SIGNIN_BACKOFF_AFTER: 'signinBackoffAfter',
     RATE_LIMIT_SIGNIN_BACKOFF_MAX: 'signinBackoffMax',
     RATE_LIMIT_EMAIL_FLOOR: 'emailFloor',
@@ -147,6 +148,33 @@ describe('429 responses', () => {
     expect((await verify()).status).toBe(403);
     expect((await verify()).status).toBe(403);
     expect((await verify()).status).toBe(429);
+  });
+});
+
+describe('MFA verify', () => {
+  it('is limited per IP across factors, with 429 over_request_rate_limit', async () => {
+    const t = await server({ RATE_LIMIT_MFA_PER_IP: '4' });
+    freeze(t);
+    const sb = t.client();
+    await sb.auth.signUp({ email: uniqueEmail('mfa'), password: 'correct horse' });
+    const { data: factor, error } = await sb.auth.mfa.enroll({ factorType: 'totp' });
+    expect(error).toBeNull();
+    const statuses: Array<number | undefined> = [];
+    for (let i = 0; i < 3; i++) {
+      const challenge = await sb.auth.mfa.challenge({ factorId: factor?.id as string });
+      if (challenge.error) {
+        statuses.push(challenge.error.status);
+        continue;
+      }
+      const verify = await sb.auth.mfa.verify({
+        factorId: factor?.id as string,
+        challengeId: challenge.data.id,
+        code: '000000',
+      });
+      statuses.push(verify.error?.status);
+    }
+    // challenge + verify count alike: 4 admitted, then 429.
+    expect(statuses).toEqual([422, 422, 429]);
   });
 });
 

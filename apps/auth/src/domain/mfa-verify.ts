@@ -26,7 +26,7 @@ import {
   type WebauthnSession,
   webauthnOptions,
 } from './mfa-webauthn.ts';
-import { enforceRateLimits } from './rate-limit.ts';
+import { enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
 
@@ -36,8 +36,16 @@ function phoneCodeHash(deps: Deps, challengeId: string, code: string): string {
 }
 
 /** Bounds guessing per factor (a 6-digit code has 10^6 values); the IP limiters come on top. */
-async function limitAttempts(deps: Deps, kind: string, factorId: string): Promise<void> {
-  await enforceRateLimits(deps, [{ key: `mfa:${kind}:${factorId}`, limit: 30 }], 300);
+async function limitAttempts(deps: Deps, kind: string, factorId: string, meta: RequestMeta): Promise<void> {
+  await enforceRateLimits(
+    deps,
+    [
+      { key: `mfa:${kind}:${factorId}`, limit: 30 },
+      // Per client network as well (GoTrue: 15 per minute for MFA challenge and verify).
+      { key: `mfa:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.mfaPerIp },
+    ],
+    300,
+  );
 }
 
 export async function createChallenge(
@@ -48,7 +56,7 @@ export async function createChallenge(
   meta: RequestMeta,
 ): Promise<Record<string, unknown>> {
   const factor = await requireFactor(deps, user, factorId);
-  await limitAttempts(deps, 'challenge', factor.id);
+  await limitAttempts(deps, 'challenge', factor.id, meta);
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + deps.config.mfa.challengeExpiry * 1000);
   const expiresAtSec = Math.floor(expiresAt.getTime() / 1000);
@@ -143,7 +151,7 @@ export async function verifyFactor(
   const factor = await requireFactor(deps, user, factorId);
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.challengeId))
     throw new AuthError('validation_failed', 'challenge_id must be an UUID');
-  await limitAttempts(deps, 'verify', factor.id);
+  await limitAttempts(deps, 'verify', factor.id, meta);
   const challenge = await findChallenge(deps.db, factor.id, input.challengeId.toLowerCase());
   if (!challenge)
     throw new AuthError('mfa_factor_not_found', 'MFA factor with the provided challenge ID not found', {

@@ -19,7 +19,11 @@ const email = uniqueEmail('audited');
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'namaa-audit-'));
   // On disk (PGlite) so the command can read the same database after the service stops.
-  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true', ...(onPostgres ? {} : { DATA_DIR: dataDir }) });
+  t = await startTestServer({
+    MAILER_AUTOCONFIRM: 'true',
+    REFRESH_TOKEN_REUSE_INTERVAL: '0',
+    ...(onPostgres ? {} : { DATA_DIR: dataDir }),
+  });
   const sb = t.client();
   expect((await sb.auth.signUp({ email, password: 'correct horse' })).error).toBeNull();
   expect((await t.client().auth.signInWithPassword({ email, password: 'wrong-pass' })).error?.code).toBe(
@@ -55,6 +59,28 @@ describe('audit rows', () => {
     const rows = await readAuditLog(t.server.deps.db, { limit: 100, actions: ['login_failed'] });
     expect(rows.some((r) => r.actor_id === null)).toBe(true);
     expect(rows.some((r) => r.email === email)).toBe(true);
+  });
+
+  it('record a refresh-token replay with the revocation it caused', async () => {
+    const reused = uniqueEmail('reuse');
+    const { data } = await t.client().auth.signUp({ email: reused, password: 'correct horse' });
+    const t0 = data.session?.refresh_token as string;
+    const refresh = (token: string) =>
+      t.api('/token?grant_type=refresh_token', {
+        method: 'POST',
+        body: JSON.stringify({ refresh_token: token }),
+      });
+    const t1 = (await (await refresh(t0)).json()).refresh_token;
+    expect((await refresh(t1)).status).toBe(200);
+    const replay = await refresh(t0); // a grandparent, outside the reuse interval: theft
+    expect((await replay.json()).error_code).toBe('refresh_token_already_used');
+    const rows = await readAuditLog(t.server.deps.db, {
+      limit: 10,
+      user: reused,
+      actions: ['token_revoked'],
+    });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.payload).toMatchObject({ reason: 'refresh_token_reuse' });
   });
 
   it('never hold a password, token or JWT', async () => {

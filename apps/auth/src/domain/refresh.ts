@@ -1,7 +1,8 @@
 import { sha256 } from '../crypto/tokens.ts';
 import { sqlState } from '../db/client.ts';
-import type { Deps } from '../deps.ts';
+import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
+import { audit } from '../repositories/audit.ts';
 import {
   deleteSession,
   findAndRotateRefreshToken,
@@ -58,7 +59,11 @@ function checkUsable(found: RefreshLookup, now: Date): void {
  * POST /token?grant_type=refresh_token. The happy path is ONE SQL statement
  * (findAndRotateRefreshToken: look-up + rotation + user, identities and factors) and one signature.
  */
-export async function refreshGrant(deps: Deps, presented: unknown): Promise<SessionResponse> {
+export async function refreshGrant(
+  deps: Deps,
+  presented: unknown,
+  meta?: RequestMeta,
+): Promise<SessionResponse> {
   if (typeof presented !== 'string' || presented.length < 12 || presented.length > 256)
     throw new AuthError('validation_failed', 'Refresh token is not valid');
   const { db } = deps;
@@ -90,7 +95,15 @@ export async function refreshGrant(deps: Deps, presented: unknown): Promise<Sess
   });
   if (decision.kind === 'return-active') return respond(deps, found, decision.token);
   if (decision.kind === 'revoke-family') {
-    await deleteSession(db, found.session.id);
+    // The revocation and its audit row commit together (reuse = a likely stolen token).
+    const { session, user } = found;
+    await db.transaction(async (tx) => {
+      await deleteSession(tx, session.id);
+      await audit(tx, 'token_revoked', user.id, meta?.ip ?? null, {
+        reason: 'refresh_token_reuse',
+        session_id: session.id,
+      });
+    });
     deps.logger.warn(
       { sessionId: found.session.id, userId: found.user.id },
       'refresh token reuse: session revoked',

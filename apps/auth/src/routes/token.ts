@@ -29,7 +29,7 @@ export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<SessionRe
  */
 export const grantHandlers: Record<string, GrantHandler> = {
   password: (deps, c) => passwordGrant(deps, parseBody(c, passwordGrantBody), c.get('meta')),
-  refresh_token: (deps, c) => refreshGrant(deps, parseBody(c, refreshGrantBody).refresh_token),
+  refresh_token: (deps, c) => refreshGrant(deps, parseBody(c, refreshGrantBody).refresh_token, c.get('meta')),
   pkce: (deps, c) => pkceGrant(deps, parseBody(c, pkceGrantBody), c.get('meta')),
 };
 

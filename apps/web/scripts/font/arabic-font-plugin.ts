@@ -114,6 +114,7 @@ export function arabicFontPlugin(): Plugin {
         this.emitFile({ type: 'asset', fileName: subset.fileName, source: subset.bytes });
         return { ...subset, url: `/${subset.fileName}` };
       });
+      // Only the Arabic file is critical (the LCP heading is Arabic); the Latin file loads on use.
       const preloads = withUrls.filter((s) => s.part === 'arabic').map((s) => s.url);
       return [
         `export const arabicFontCss = ${JSON.stringify(fontFaceCss(withUrls))};`,

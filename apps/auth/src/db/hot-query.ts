@@ -8,32 +8,42 @@ import type { Db } from './client.ts';
  * machine (bench/auth-hot-paths.ts): planning the refresh statement costs PGlite ~3 ms of CPU per
  * call, executing a prepared plan ~1 ms; Drizzle's builder adds a few hundred µs per query.
  * - PostgreSQL: a named statement, so each pooled connection parses and plans it once.
- * - PGlite (one session for the process): PREPARE once, then EXECUTE. PGlite binds parameters only
- *   for unnamed statements, so EXECUTE carries them as literals; `literal` accepts only the
- *   server-made values these statements take (uuids, base64url hashes, ISO timestamps) and throws on
- *   anything else, so no value can ever leave its quotes.
+ * - PGlite (one session for the process): PREPARE once, then EXECUTE. PGlite's query API binds
+ *   parameters only for unnamed statements, so EXECUTE carries them as literals, quoted by the pg
+ *   driver's own `escapeLiteral` (doubles quotes, E'' form for backslashes); NUL is refused (no
+ *   PostgreSQL text can hold it). Server-made values (uuids, hashes, timestamps) skip the escaping.
  * Use only outside transactions (the database handle, never a tx).
  */
 type PgliteClient = {
   exec(sql: string): Promise<Array<{ rows: Record<string, unknown>[] }>>;
 };
 
-const SAFE_LITERAL = /^[A-Za-z0-9_:.+-]{0,256}$/;
+const PLAIN = /^[A-Za-z0-9_:.+-]{0,256}$/;
 const SAFE_NAME = /^[a-z_]{1,63}$/;
 
-function literal(value: string): string {
-  if (!SAFE_LITERAL.test(value)) throw new Error('hotQuery: parameter is not a server-made token');
-  return `'${value}'`;
+function literal(value: string | null): string {
+  if (value === null) return 'null';
+  if (PLAIN.test(value)) return `'${value}'`;
+  if (value.includes('\0')) throw Object.assign(new Error('invalid byte sequence: 0x00'), { code: '22021' });
+  return pg.escapeLiteral(value);
 }
 
 const prepared = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-export async function hotQuery<T>(db: Db, name: string, text: string, params: string[]): Promise<T[]> {
+export async function hotQuery<T>(
+  db: Db,
+  name: string,
+  text: string,
+  params: Array<string | null>,
+): Promise<T[]> {
   if (!SAFE_NAME.test(name)) throw new Error('hotQuery: bad statement name');
   const client = (db as unknown as { $client: pg.Pool | PgliteClient }).$client;
   if (client instanceof pg.Pool) return (await client.query({ name, text, values: params })).rows as T[];
   let statements = prepared.get(client);
-  if (!statements) prepared.set(client, (statements = new Map()));
+  if (!statements) {
+    statements = new Map();
+    prepared.set(client, statements);
+  }
   let ready = statements.get(name);
   if (!ready) {
     ready = client.exec(`prepare ${name} as ${text}`);

@@ -1,12 +1,14 @@
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../crypto/passwords.ts';
+import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
-import { findUserByEmail, loadUserRelations, updateUser } from '../repositories/users.ts';
+import { startPasswordSession } from '../repositories/sessions.ts';
+import { findUserByEmail } from '../repositories/users.ts';
 import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
-import { clearBackoff, enforceRateLimits, ipBucket, reserveSigninAttempt } from './rate-limit.ts';
-import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
+import { enforceRateLimits, ipBucket, reserveSigninAttempt } from './rate-limit.ts';
+import { type SessionResponse, sessionResponse } from './session-tokens.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
 
@@ -54,23 +56,29 @@ export async function passwordGrant(
   if (!user.emailConfirmedAt) throw new AuthError('email_not_confirmed');
 
   const newHash = result.needsRehash ? await hashPassword(input.password) : undefined;
-  const { updated, session, refreshToken } = await deps.db.transaction(async (tx) => {
-    const updated = await updateUser(tx, user.id, {
-      lastSignInAt: now,
-      ...(newHash ? { encryptedPassword: newHash } : {}),
-    });
-    const started = await startSession(deps, tx, updated, 'password', meta);
-    await audit(tx, 'login', user.id, meta.ip, { provider: 'email' });
-    if (backoffKey) await clearBackoff(tx, backoffKey);
-    return { updated, ...started };
+  // One statement (atomic): last sign-in stamp (+ rehash), session, refresh token, audit row, back-off reset.
+  const refreshToken = randomToken(32);
+  const {
+    user: updated,
+    session,
+    identities,
+    factors,
+  } = await startPasswordSession(deps.db, {
+    userId: user.id,
+    now,
+    newPasswordHash: newHash,
+    amr: [{ method: 'password', timestamp: Math.floor(now.getTime() / 1000) }],
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+    tokenHash: sha256(refreshToken),
+    backoffKey,
   });
-  const rel = await loadUserRelations(deps.db, user.id);
   const response = await sessionResponse(
     deps,
     updated,
     session,
     refreshToken,
-    userJson(updated, rel.identities, rel.factors),
+    userJson(updated, identities, factors),
   );
   const weak = passwordProblems(input.password, policyOf(deps), passwordChecks, { email });
   response.weak_password =

@@ -184,3 +184,72 @@ export async function findSessionWithUserAndRelations(
     factors: j.factors.map((f) => rowFromJson(mfaFactors, f)),
   };
 }
+
+// The write side of a password sign-in in ONE statement (atomic like a transaction): stamp the
+// user's last sign-in (and store a rehashed password), create the session and its first refresh
+// token, write the audit row, forget the back-off failures; return the user with identities and
+// factors for the response.
+const PASSWORD_SESSION_SQL = `with u as (
+    update users set last_sign_in_at = $2::timestamptz, encrypted_password = coalesce($3::text, encrypted_password)
+    where id = $1::uuid returning *),
+  s as (
+    insert into sessions (id, user_id, amr, aal, ip, user_agent, refreshed_at, created_at, updated_at)
+    select $4::uuid, u.id, $5::jsonb, 'aal1', $6::text, $7::text, $2::timestamptz, $2::timestamptz, $2::timestamptz
+    from u returning *),
+  r as (
+    insert into refresh_tokens (id, token_hash, session_id, user_id, revoked, created_at, updated_at)
+    select $8::uuid, $9::text, s.id, s.user_id, false, $2::timestamptz, $2::timestamptz from s),
+  a as (
+    insert into audit_log_entries (id, action, actor_id, ip_address, payload)
+    select $10::uuid, 'login', u.id, $6::text, '{"provider":"email"}'::jsonb from u),
+  b as (delete from rate_limit_counters where key = $11::text)
+  select json_build_object(
+    'user', row_to_json(u),
+    'session', (select row_to_json(s) from s),
+    'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = u.id), '[]'),
+    'factors', coalesce((select json_agg(f order by f.created_at) from mfa_factors f where f.user_id = u.id), '[]')
+  ) as r
+  from u`;
+
+/** Starts a password session in one round trip (see PASSWORD_SESSION_SQL). */
+export async function startPasswordSession(
+  db: Db,
+  p: {
+    userId: string;
+    now: Date;
+    newPasswordHash?: string | undefined;
+    amr: AmrEntry[];
+    ip: string;
+    userAgent?: string | undefined;
+    tokenHash: string;
+    backoffKey?: string | undefined;
+  },
+): Promise<{ user: UserRow; session: SessionRow; identities: IdentityRow[]; factors: FactorRow[] }> {
+  const rows = await hotQuery<{ r: Omit<RefreshJson, 'rotated' | 'token' | 'active_hash'> | string }>(
+    db,
+    'namaa_password_session',
+    PASSWORD_SESSION_SQL,
+    [
+      p.userId,
+      p.now.toISOString(),
+      p.newPasswordHash ?? null,
+      randomUUID(),
+      JSON.stringify(p.amr),
+      p.ip,
+      p.userAgent?.slice(0, 512) ?? null,
+      randomUUID(),
+      p.tokenHash,
+      randomUUID(),
+      p.backoffKey ?? null,
+    ],
+  );
+  const raw = rows[0]?.r;
+  if (!raw) throw new Error('user vanished');
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Omit<RefreshJson, 'rotated'>;
+  return {
+    user: rowFromJson(users, j.user),
+    session: rowFromJson(sessions, j.session),
+    identities: j.identities.map((i) => rowFromJson(identities, i)),
+    factors: j.factors.map((f) => rowFromJson(mfaFactors, f)),
+  };
+}

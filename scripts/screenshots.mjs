@@ -41,6 +41,9 @@ try {
       await page.goto(`${product.origin}${path}`);
       await waitForHydration(page).catch(() => {});
       await page.evaluate(() => document.fonts.ready);
+      // Below-the-fold sections use content-visibility: auto, which a full-page capture does not
+      // render; show them as a visitor who scrolled would see them.
+      await page.addStyleTag({ content: '*{content-visibility:visible!important}' });
       const file = join(outDir, `${name}-${width}.png`);
       await page.screenshot({ path: file, fullPage: true });
       console.log(file);

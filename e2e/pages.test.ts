@@ -46,6 +46,12 @@ describe('home page', () => {
       'team',
       'contact',
     ]);
+    // Sections below the fold use content-visibility: auto (rendered as they near the viewport), which
+    // innerText skips; render them all first so innerText still proves the text is laid out.
+    await page.evaluate(() => {
+      for (const el of document.querySelectorAll<HTMLElement>('main > section, body > footer'))
+        el.style.contentVisibility = 'visible';
+    });
     const text = await page.locator('body').innerText();
     for (const expected of [
       'Riyadh, Saudi Arabia',

@@ -94,7 +94,9 @@ export function buildSite({ ifStale = false } = {}): 'built' | 'fresh' {
   try {
     if (ifStale && buildIsFresh()) return 'fresh';
     rmSync(tmpDir, { recursive: true, force: true });
-    const env = { WEB_BUILD_DIR: tmpDir };
+    // Always a production build, whoever runs it: under Vitest (the e2e global setup) NODE_ENV is
+    // `test`, which would otherwise give React's development build.
+    const env = { WEB_BUILD_DIR: tmpDir, NODE_ENV: 'production' };
     const reactRouter = [webDir, join(webDir, '..', '..')]
       .map((dir) => join(dir, 'node_modules', '.bin', 'react-router'))
       .find((bin) => existsSync(bin));

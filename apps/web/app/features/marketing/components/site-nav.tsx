@@ -147,6 +147,9 @@ export function SiteNav() {
           size="icon"
           className="group -ms-2 text-white lg:hidden"
           popoverTarget={menuId}
+          // menuScript may have updated aria-expanded/aria-label before React hydrates; the effect
+          // above then syncs `open`, so the hydration-time difference is expected.
+          suppressHydrationWarning
           aria-controls={menuId}
           aria-expanded={open}
           aria-label={open ? m.nav.closeMenu : m.nav.openMenu}

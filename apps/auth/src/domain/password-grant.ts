@@ -4,7 +4,7 @@ import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
 import { startPasswordSession } from '../repositories/sessions.ts';
-import { findUserByEmail } from '../repositories/users.ts';
+import { findUserByEmailPrepared } from '../repositories/users.ts';
 import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
 import { enforceRateLimits, ipBucket, reserveSigninAttempt } from './rate-limit.ts';
@@ -39,7 +39,7 @@ export async function passwordGrant(
   // Counted as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
   const backoffKey = await reserveSigninAttempt(deps, email, meta.ip);
 
-  const user = isValidEmail(email) ? await findUserByEmail(deps.db, email) : undefined;
+  const user = isValidEmail(email) ? await findUserByEmailPrepared(deps.db, email) : undefined;
   if (!user?.encryptedPassword) {
     await burnPasswordCheck(input.password);
     // A failed attempt on an unknown account is logged too (ASVS 16.3.1) — and costs the same write.

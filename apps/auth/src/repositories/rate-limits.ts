@@ -1,26 +1,22 @@
 import { sql } from 'drizzle-orm';
 import { type Db, type DbOrTx, queryRows } from '../db/client.ts';
+import { hotQuery } from '../db/hot-query.ts';
 
 /**
  * Fixed-window counters, incremented atomically by one upsert for all keys of a request, so
  * concurrent requests can never both slip under the limit. Returns each key's count after the hit.
  */
-export async function hitCounters(
-  db: DbOrTx,
-  keys: string[],
-  windowStart: Date,
-): Promise<Map<string, number>> {
+export async function hitCounters(db: Db, keys: string[], windowStart: Date): Promise<Map<string, number>> {
   if (keys.length === 0) return new Map();
-  const values = sql.join(
-    keys.map((k) => sql`(${k}, ${windowStart.toISOString()}::timestamptz, 1)`),
-    sql`, `,
-  );
-  const rows = await queryRows<{ key: string; count: number }>(
+  // A prepared statement per key count (a request has 1–3 keys): planned once, not per request.
+  const values = keys.map((_, i) => `($${i + 2}::text, $1::timestamptz, 1)`).join(', ');
+  const rows = await hotQuery<{ key: string; count: number }>(
     db,
-    sql`
-    insert into rate_limit_counters (key, window_start, count) values ${values}
+    `namaa_hit_counters_${'k'.repeat(keys.length)}`,
+    `insert into rate_limit_counters (key, window_start, count) values ${values}
     on conflict (key, window_start) do update set count = rate_limit_counters.count + 1
     returning key, count`,
+    [windowStart.toISOString(), ...keys],
   );
   return new Map(rows.map((r) => [r.key, Number(r.count)]));
 }

@@ -151,6 +151,28 @@ describe('home page', () => {
     await context.close();
   });
 
+  it('lands anchored sections right under the navigation bar, on load and from in-page links', async () => {
+    // Below-the-fold sections skip layout until needed (content-visibility); fragment targets must
+    // still get their real offsets. scroll-padding-top is 5rem (80 px) under the 4rem bar.
+    const context = await browser.newContext({ ...desktop, reducedMotion: 'reduce' });
+    const page = await context.newPage();
+    const topOf = (id: string) =>
+      page.evaluate((target) => document.getElementById(target)?.getBoundingClientRect().top ?? NaN, id);
+    for (const id of ['team', 'products', 'solutions']) {
+      await page.goto(`${product.origin}/#${id}`);
+      await expect.poll(() => topOf(id)).toBeCloseTo(80, -1);
+    }
+    await page.goto(`${product.origin}/`);
+    for (const id of ['team', 'solutions', 'products']) {
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: id[0]?.toUpperCase() + id.slice(1) })
+        .click();
+      await expect.poll(() => topOf(id)).toBeCloseTo(80, -1);
+    }
+    await context.close();
+  });
+
   it('opens the mobile menu on the FIRST tap of a fresh page, before the framework, and closes it on an item', async () => {
     const context = await browser.newContext(mobile);
     const page = await context.newPage();

@@ -17,10 +17,17 @@ export const meta: MetaFunction = ({ location }) => {
   return [...pageMeta('home', locale, location.pathname), organizationJsonLd(locale)];
 };
 
+// Runs while the page is parsed (before the sections are laid out): lifts the content-visibility
+// skipping of app.css when a #fragment must be scrolled to, at load or when an in-page link is
+// followed (capture phase, before the browser's own scroll), so targets land at their real offset.
+const fullLayoutScript = `(()=>{const f=()=>{document.documentElement.dataset.fullLayout=""};location.hash&&f();addEventListener("click",e=>{e.target.closest?.('a[href*="#"]')&&f()},true)})()`;
+
 /** `/`: the sections of spec §2 in their required order. */
 export default function HomeRoute() {
   return (
     <>
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant script (CSP-hashed). */}
+      <script dangerouslySetInnerHTML={{ __html: fullLayoutScript }} />
       <SiteNav />
       <main id="main">
         <HeroSection />

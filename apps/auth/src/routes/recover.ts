@@ -27,11 +27,12 @@ export function recoverRoutes(deps: Deps) {
   });
   r.post('/recover', async (c) => {
     const body = parseBody(c, recoverBody);
-    if (body.email === undefined) throw new AuthError('validation_failed', 'An email address is required');
+    const email = body.email;
+    if (email === undefined) throw new AuthError('validation_failed', 'An email address is required');
     await withResponseFloor(deps, () =>
       requestRecovery(
         deps,
-        body.email,
+        email,
         redirectFor(deps, c, queryParam(c, 'redirect_to')),
         c.get('meta'),
         parsePkceParams(body),

@@ -2,6 +2,7 @@
 // name are refused with GoTrue's 422 weak_password / reasons ["pwned"], on by default and offline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import { argon2ParamsAcceptable, hashPassword, verifyPassword } from '../src/crypto/passwords.ts';
 import { commonPasswordCount, isCommonPassword, resemblesIdentity } from '../src/domain/common-passwords.ts';
 import { passwordProblems } from '../src/domain/password-policy.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
@@ -48,6 +49,23 @@ describe('common-password list', () => {
     ]);
     expect(loadConfig({}).PASSWORD_REJECT_COMMON).toBe(true);
     expect(loadConfig({ PASSWORD_REJECT_COMMON: 'false' }).PASSWORD_REJECT_COMMON).toBe(false);
+  });
+});
+
+describe('imported hash parameters (hash-parameter DoS)', () => {
+  it('refuses argon2 hashes whose cost is beyond GoTrue caps, before any work', async () => {
+    const own = await hashPassword('correct horse');
+    expect(argon2ParamsAcceptable(own)).toBe(true);
+    expect((await verifyPassword(own, 'correct horse')).ok).toBe(true);
+    const huge = own.replace(/m=\d+/, 'm=4194304');
+    const slow = own.replace(/t=\d+/, 't=1000');
+    const wide = own.replace(/p=\d+/, 'p=64');
+    for (const h of [huge, slow, wide, '$argon2id$v=19$garbage']) {
+      expect(argon2ParamsAcceptable(h)).toBe(false);
+      const started = performance.now();
+      expect((await verifyPassword(h, 'correct horse')).ok).toBe(false);
+      expect(performance.now() - started).toBeLessThan(50); // refused, not computed
+    }
   });
 });
 

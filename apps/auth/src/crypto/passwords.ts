@@ -19,9 +19,21 @@ export async function hashPassword(password: string): Promise<string> {
 
 export type VerifyResult = { ok: boolean; needsRehash: boolean };
 
+/**
+ * An imported argon2 hash names its own cost: `m=4194304` would make every verify allocate 4 GiB.
+ * Refused before hashing with GoTrue's caps (m ≤ 1 GiB, t ≤ 20, p ≤ 16); such a hash never verifies.
+ */
+export function argon2ParamsAcceptable(stored: string): boolean {
+  const params = stored.match(/\$m=(\d+),t=(\d+),p=(\d+)\$/);
+  if (!params) return false;
+  const [m, t, p] = params.slice(1).map(Number) as [number, number, number];
+  return m >= 8 && m <= 1_048_576 && t >= 1 && t <= 20 && p >= 1 && p <= 16;
+}
+
 /** Verifies argon2id hashes, and bcrypt hashes imported from Supabase (rehashed on next sign-in). */
 export async function verifyPassword(stored: string, password: string): Promise<VerifyResult> {
   if (stored.startsWith('$argon2')) {
+    if (!argon2ParamsAcceptable(stored)) return { ok: false, needsRehash: false };
     try {
       const ok = await verify(stored, normalizePassword(password));
       return { ok, needsRehash: ok && !stored.includes('m=19456,t=2,p=1') };

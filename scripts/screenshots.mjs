@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, waitForHydration } from '../e2e/support/browser.ts';
+import { launchBrowser } from '../e2e/support/browser.ts';
 import { startProduct } from '../e2e/support/product.ts';
 
 const pages = [
@@ -39,7 +39,13 @@ try {
     const page = await context.newPage();
     for (const [name, path] of pages) {
       await page.goto(`${product.origin}${path}`);
-      await waitForHydration(page).catch(() => {});
+      // Pages start their framework on the first interaction: be that visitor, then wait for it.
+      await page.keyboard.press('Shift');
+      await page
+        .waitForFunction(() => document.documentElement.dataset.hydrated === 'true', null, {
+          timeout: 10_000,
+        })
+        .catch(() => {});
       await page.evaluate(() => document.fonts.ready);
       // Below-the-fold sections use content-visibility: auto, which a full-page capture does not
       // render; show them as a visitor who scrolled would see them.

@@ -1,4 +1,4 @@
-import type { AuthClient as SupabaseAuthClient } from '@supabase/auth-js';
+import type { GoTrueClient } from '@supabase/auth-js';
 import {
   fetchRuntimeConfig,
   resolveSupabaseUrl,
@@ -6,7 +6,7 @@ import {
   storedSessionKeyPattern,
 } from './runtime-config.ts';
 
-export type AuthClient = SupabaseAuthClient;
+export type AuthClient = GoTrueClient;
 
 let clientPromise: Promise<AuthClient> | undefined;
 

@@ -2,7 +2,7 @@ import type { ComponentProps } from 'react';
 import type { IconName } from './icon-names.ts';
 import spriteUrl from './icon-sprite.svg?url';
 
-export type IconProps = ComponentProps<'svg'>;
+export type IconProps = Omit<ComponentProps<'svg'>, 'name'>;
 
 /**
  * Icons as references into one cached sprite file (see scripts/make-icon-sprite.ts), with the same

@@ -79,6 +79,7 @@ const envSchema = z.object({
   MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10),
   MFA_CHALLENGE_EXPIRY: int(10, 3600).default(300),
   MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300),
+  MFA_PHONE_MAX_FREQUENCY: int(0, 3600).default(60),
   // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
   SMS_PROVIDER: z.enum(['dev', 'webhook', '']).default(''),
   SMS_WEBHOOK_URL: optionalString,
@@ -90,7 +91,6 @@ const envSchema = z.object({
 export type Config = {
   nodeEnv: string;
   production: boolean;
-  MFA_PHONE_MAX_FREQUENCY: int(0, 3600).default(60),
   PORT: number;
   HOST: string;
   SITE_URL: string;
@@ -121,6 +121,8 @@ export type Config = {
     maxEnrolledFactors: number;
     challengeExpiry: number;
     phoneOtpExpiry: number;
+    /** Seconds between two SMS codes for one phone factor. */
+    phoneMaxFrequency: number;
     /** 'none' when no SMS provider is configured in production (phone factors then disabled). */
     smsProvider: 'dev' | 'webhook' | 'none';
     smsWebhookUrl: string | undefined;
@@ -132,8 +134,6 @@ export type Config = {
     signinPerIp: number;
     signinPerAccount: number;
     otpPerIp: number;
-    /** Seconds between two SMS codes for one phone factor. */
-    phoneMaxFrequency: number;
     verifyPerIp: number;
     emailPerAddress: number;
     emailWindow: number;
@@ -248,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxEnrolledFactors: e.MFA_MAX_ENROLLED_FACTORS,
       challengeExpiry: e.MFA_CHALLENGE_EXPIRY,
       phoneOtpExpiry: e.MFA_PHONE_OTP_EXPIRY,
+      phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,
       smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
       smsWebhookUrl: e.SMS_WEBHOOK_URL,
       smsWebhookToken: e.SMS_WEBHOOK_TOKEN,
@@ -269,4 +270,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
   };
 }
-      phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,

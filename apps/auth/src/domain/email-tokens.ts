@@ -32,7 +32,13 @@ const mailKind: Record<OneTimeTokenType, MailKind> = {
 export async function issueEmailToken(
   deps: Deps,
   tx: DbOrTx,
-  p: { userId: string; type: OneTimeTokenType; to: string; redirectTo: string; pkce?: PkceParams | undefined },
+  p: {
+    userId: string;
+    type: OneTimeTokenType;
+    to: string;
+    redirectTo: string;
+    pkce?: PkceParams | undefined;
+  },
 ): Promise<void> {
   const now = deps.clock();
   // PKCE: the link will redirect with ?code= for this flow instead of tokens in the fragment.

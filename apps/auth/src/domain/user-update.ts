@@ -10,8 +10,8 @@ import { findUserByEmail, loadUserRelations, type UserRow, updateUser } from '..
 import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
-import type { PkceParams } from './pkce.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
+import type { PkceParams } from './pkce.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';

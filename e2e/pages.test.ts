@@ -52,7 +52,6 @@ describe('home page', () => {
       for (const el of document.querySelectorAll<HTMLElement>('main > section, body > footer'))
         el.style.contentVisibility = 'visible';
     });
-    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, deliberately layout-aware
     const text = await page.locator('body').innerText();
     for (const expected of [
       'Riyadh, Saudi Arabia',

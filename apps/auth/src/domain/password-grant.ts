@@ -7,7 +7,7 @@ import { startPasswordSession } from '../repositories/sessions.ts';
 import { findUserByEmailPrepared } from '../repositories/users.ts';
 import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
-import { enforceRateLimits, ipBucket, reserveSigninAttempt } from './rate-limit.ts';
+import { enforceSigninLimits } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse } from './session-tokens.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
@@ -25,19 +25,13 @@ export async function passwordGrant(
   if (typeof input.email !== 'string' || typeof input.password !== 'string' || input.password === '')
     throw new AuthError('invalid_credentials');
   const email = normalizeEmail(input.email);
-  const rl = deps.config.rateLimits;
-  await enforceRateLimits(
-    deps,
-    [
-      { key: `signin:ip:${ipBucket(meta.ip)}`, limit: rl.signinPerIp },
-      { key: `signin:acct:${email}`, limit: rl.signinPerAccount },
-    ],
-    rl.window,
-  );
-  // Passwords beyond the maximum can never match (we never store them); refuse without hashing a huge input.
-  if (input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2) throw new AuthError('invalid_credentials');
-  // Counted as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
-  const backoffKey = await reserveSigninAttempt(deps, email, meta.ip);
+  // Passwords beyond the maximum can never match (we never store them): refused without hashing a huge
+  // input, after counting against the window limits but without reserving a back-off attempt.
+  const oversized = input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2;
+  // Window limits and the back-off reservation in one statement: the attempt counts as a failure
+  // until the password checks out (atomic under concurrency, see rate-limit.ts).
+  const backoffKey = await enforceSigninLimits(deps, email, meta.ip, !oversized);
+  if (oversized) throw new AuthError('invalid_credentials');
 
   const user = isValidEmail(email) ? await findUserByEmailPrepared(deps.db, email) : undefined;
   if (!user?.encryptedPassword) {

@@ -1,7 +1,13 @@
 import { isIPv6 } from 'node:net';
 import type { Deps } from '../deps.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
-import { clearBackoff, hitCounters, reserveBackoffAttempt } from '../repositories/rate-limits.ts';
+import {
+  backoffWait,
+  clearBackoff,
+  hitCounters,
+  reserveBackoffAttempt,
+  signinGate,
+} from '../repositories/rate-limits.ts';
 
 export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
 
@@ -108,6 +114,48 @@ export async function reserveSigninAttempt(
   );
   if (wait > 0) throw tooMany(deps, key, wait);
   return key;
+}
+
+/**
+ * The whole rate-limit gate of a password sign-in in one database statement: the per-IP and
+ * per-account window limits (429 over_request_rate_limit with the window's Retry-After, as
+ * enforceRateLimits) and, when `reserve` and within them, the back-off reservation (as
+ * reserveSigninAttempt). Returns the back-off key to clear on success.
+ */
+export async function enforceSigninLimits(
+  deps: Deps,
+  email: string,
+  ip: string,
+  reserve: boolean,
+): Promise<string | undefined> {
+  const rl = deps.config.rateLimits;
+  const now = deps.clock();
+  const ipKey = rl.signinPerIp > 0 ? `signin:ip:${ipBucket(ip)}` : null;
+  const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
+  const backoffKey = reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
+  if (!ipKey && !accountKey && !backoffKey) return undefined;
+  const { start, retryAfter } = windowOf(now.getTime(), rl.window);
+  const gate = await signinGate(deps.db, {
+    ipKey,
+    accountKey,
+    windowStart: start,
+    ipLimit: rl.signinPerIp,
+    accountLimit: rl.signinPerAccount,
+    backoffKey,
+    now,
+    freeAttempts: rl.signinBackoffAfter,
+    maxDelaySec: rl.signinBackoffMax,
+  });
+  const over = [ipKey, accountKey].find((k) => k !== null && gate.over.includes(k));
+  if (over) throw tooMany(deps, over, retryAfter);
+  if (!backoffKey) return undefined;
+  if (!gate.reserved)
+    throw tooMany(
+      deps,
+      backoffKey,
+      await backoffWait(deps.db, backoffKey, now, rl.signinBackoffAfter, rl.signinBackoffMax),
+    );
+  return backoffKey;
 }
 
 export { clearBackoff };

@@ -23,13 +23,23 @@ export async function hitCounters(db: Db, keys: string[], windowStart: Date): Pr
 
 export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void> {
   await db.execute(
-    sql`delete from rate_limit_counters where window_start < ${before.toISOString()}::timestamptz`,
+    // Back-off rows (at the epoch) go after 2 quiet days, i.e. by their last failure.
+    sql`delete from rate_limit_counters where window_start < ${before.toISOString()}::timestamptz
+      and (last_hit_at is null or last_hit_at < ${before.toISOString()}::timestamptz)`,
   );
 }
 
-// Back-off rows share the table: one row per key, `window_start` holding the time of the last
-// failure and `count` the consecutive failures. A per-key advisory lock serialises the
-// read-decide-write, so N parallel attempts see N distinct counts (PostgreSQL and PGlite alike).
+// Back-off rows share the table: one row per key at window_start = the epoch, `count` holding the
+// consecutive failures and `last_hit_at` the time of the last one. The reservation is ONE prepared
+// upsert: ON CONFLICT locks the row and evaluates the WHERE on its latest version, so N parallel
+// attempts see N distinct counts (PostgreSQL and PGlite alike) — no transaction, no advisory lock.
+const RESERVE_SQL = `insert into rate_limit_counters as c (key, window_start, count, last_hit_at)
+    values ($1::text, timestamptz 'epoch', 1, $2::timestamptz)
+  on conflict (key, window_start) do update set count = c.count + 1, last_hit_at = $2::timestamptz
+    where c.count < $3::int or c.last_hit_at is null
+      or c.last_hit_at + least(power(2, least(c.count - $3::int, 30)), $4::int) * interval '1 second'
+        <= $2::timestamptz
+  returning count`;
 
 /**
  * Reserves one attempt under progressive back-off. Returns 0 when admitted (the attempt is counted as
@@ -42,28 +52,97 @@ export async function reserveBackoffAttempt(
   freeAttempts: number,
   maxDelaySec: number,
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${key}))`);
-    const [row] = await queryRows<{ count: number; window_start: string | Date }>(
-      tx,
-      sql`select count, window_start from rate_limit_counters where key = ${key}`,
-    );
-    const failures = row ? Number(row.count) : 0;
-    if (row && failures >= freeAttempts) {
-      const delaySec = Math.min(2 ** Math.min(failures - freeAttempts, 30), maxDelaySec);
-      const until = new Date(row.window_start).getTime() + delaySec * 1000;
-      if (now.getTime() < until) return Math.max(1, Math.ceil((until - now.getTime()) / 1000));
-    }
-    if (row)
-      await tx.execute(
-        sql`update rate_limit_counters set count = count + 1, window_start = ${now.toISOString()}::timestamptz where key = ${key}`,
-      );
-    else
-      await tx.execute(
-        sql`insert into rate_limit_counters (key, window_start, count) values (${key}, ${now.toISOString()}::timestamptz, 1)`,
-      );
-    return 0;
-  });
+  const admitted = await hotQuery<{ count: number }>(db, 'namaa_backoff_reserve', RESERVE_SQL, [
+    key,
+    now.toISOString(),
+    String(freeAttempts),
+    String(maxDelaySec),
+  ]);
+  if (admitted.length > 0) return 0;
+  // Refused (the rare path): read the row once more to tell the caller how long to wait.
+  return backoffWait(db, key, now, freeAttempts, maxDelaySec);
+}
+
+// A password sign-in's gate in ONE prepared statement: the per-IP and per-account window counters
+// (a null key is a disabled limit: not counted) and, only when both are within their limits, the
+// back-off reservation above. Same rows, same atomicity, one round trip instead of two.
+const SIGNIN_GATE_SQL = `with hits as (
+    insert into rate_limit_counters (key, window_start, count)
+    select k, $3::timestamptz, 1 from unnest(array[$1::text, $2::text]) as k where k is not null
+    on conflict (key, window_start) do update set count = rate_limit_counters.count + 1
+    returning key, count),
+  over as (
+    select key from hits
+    where (key = $1::text and count > $4::int) or (key = $2::text and count > $5::int)),
+  reserved as (
+    insert into rate_limit_counters as c (key, window_start, count, last_hit_at)
+    select $6::text, timestamptz 'epoch', 1, $7::timestamptz
+    where $6::text is not null and not exists (select 1 from over)
+    on conflict (key, window_start) do update set count = c.count + 1, last_hit_at = $7::timestamptz
+      where c.count < $8::int or c.last_hit_at is null
+        or c.last_hit_at + least(power(2, least(c.count - $8::int, 30)), $9::int) * interval '1 second'
+          <= $7::timestamptz
+    returning 1)
+  select (select array_agg(key) from over) as over, exists (select 1 from reserved) as reserved`;
+
+export type SigninGate = {
+  ipKey: string | null;
+  accountKey: string | null;
+  windowStart: Date;
+  ipLimit: number;
+  accountLimit: number;
+  backoffKey: string | null;
+  now: Date;
+  freeAttempts: number;
+  maxDelaySec: number;
+};
+
+/**
+ * Counts a sign-in against its window limits and, when within them, reserves a back-off attempt.
+ * Returns the keys over their limit (the reservation is then not made) and whether it was made.
+ */
+export async function signinGate(db: Db, g: SigninGate): Promise<{ over: string[]; reserved: boolean }> {
+  const [row] = await hotQuery<{ over: string[] | string | null; reserved: boolean }>(
+    db,
+    'namaa_signin_gate',
+    SIGNIN_GATE_SQL,
+    [
+      g.ipKey,
+      g.accountKey,
+      g.windowStart.toISOString(),
+      String(g.ipLimit),
+      String(g.accountLimit),
+      g.backoffKey,
+      g.now.toISOString(),
+      String(g.freeAttempts),
+      String(g.maxDelaySec),
+    ],
+  );
+  const over = row?.over ?? [];
+  return {
+    // PGlite's EXECUTE path hands arrays back in PostgreSQL's text form ({a,b}); keys hold no commas or quotes.
+    over:
+      typeof over === 'string'
+        ? over
+            .replace(/^\{|\}$/g, '')
+            .split(',')
+            .filter(Boolean)
+        : over,
+    reserved: row?.reserved === true || (row?.reserved as unknown) === 't',
+  };
+}
+
+/** The seconds a refused back-off reservation must wait (read on the rare refused path only). */
+export async function backoffWait(db: Db, key: string, now: Date, freeAttempts: number, maxDelaySec: number) {
+  const [row] = await queryRows<{ count: number; last_hit_at: string | Date | null }>(
+    db,
+    sql`select count, last_hit_at from rate_limit_counters
+      where key = ${key} and window_start = timestamptz 'epoch'`,
+  );
+  if (!row?.last_hit_at) return 1;
+  const delaySec = Math.min(2 ** Math.min(Number(row.count) - freeAttempts, 30), maxDelaySec);
+  const until = new Date(row.last_hit_at).getTime() + delaySec * 1000;
+  return Math.max(1, Math.ceil((until - now.getTime()) / 1000));
 }
 
 /** Forgets the failures of a key (after a successful sign-in). */

@@ -4,7 +4,6 @@ import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
 import { startPasswordSession } from '../repositories/sessions.ts';
-import { findUserByEmailPrepared } from '../repositories/users.ts';
 import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
 import { enforceSigninLimits } from './rate-limit.ts';
@@ -28,12 +27,15 @@ export async function passwordGrant(
   // Passwords beyond the maximum can never match (we never store them): refused without hashing a huge
   // input, after counting against the window limits but without reserving a back-off attempt.
   const oversized = input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2;
-  // Window limits and the back-off reservation in one statement: the attempt counts as a failure
-  // until the password checks out (atomic under concurrency, see rate-limit.ts).
-  const backoffKey = await enforceSigninLimits(deps, email, meta.ip, !oversized);
+  // Window limits, the back-off reservation and the account look-up in one statement: the attempt
+  // counts as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
+  // The account is read in the same statement (an invalid address is never looked up).
+  const { backoffKey, user } = await enforceSigninLimits(deps, email, meta.ip, {
+    reserve: !oversized,
+    lookUp: !oversized && isValidEmail(email),
+  });
   if (oversized) throw new AuthError('invalid_credentials');
 
-  const user = isValidEmail(email) ? await findUserByEmailPrepared(deps.db, email) : undefined;
   if (!user?.encryptedPassword) {
     await burnPasswordCheck(input.password);
     // A failed attempt on an unknown account is logged too (ASVS 16.3.1) — and costs the same write.

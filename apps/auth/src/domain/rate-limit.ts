@@ -8,6 +8,7 @@ import {
   reserveBackoffAttempt,
   signinGate,
 } from '../repositories/rate-limits.ts';
+import type { UserRow } from '../repositories/users.ts';
 
 export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
 
@@ -120,20 +121,20 @@ export async function reserveSigninAttempt(
  * The whole rate-limit gate of a password sign-in in one database statement: the per-IP and
  * per-account window limits (429 over_request_rate_limit with the window's Retry-After, as
  * enforceRateLimits) and, when `reserve` and within them, the back-off reservation (as
- * reserveSigninAttempt). Returns the back-off key to clear on success.
+ * reserveSigninAttempt), plus the account look-up (`lookUp`) in the same round trip. Returns the
+ * back-off key to clear on success and the account, if any.
  */
 export async function enforceSigninLimits(
   deps: Deps,
   email: string,
   ip: string,
-  reserve: boolean,
-): Promise<string | undefined> {
+  opts: { reserve: boolean; lookUp: boolean },
+): Promise<{ backoffKey: string | undefined; user: UserRow | undefined }> {
   const rl = deps.config.rateLimits;
   const now = deps.clock();
   const ipKey = rl.signinPerIp > 0 ? `signin:ip:${ipBucket(ip)}` : null;
   const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
-  const backoffKey = reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
-  if (!ipKey && !accountKey && !backoffKey) return undefined;
+  const backoffKey = opts.reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
   const { start, retryAfter } = windowOf(now.getTime(), rl.window);
   const gate = await signinGate(deps.db, {
     ipKey,
@@ -145,17 +146,17 @@ export async function enforceSigninLimits(
     now,
     freeAttempts: rl.signinBackoffAfter,
     maxDelaySec: rl.signinBackoffMax,
+    email: opts.lookUp ? email : null,
   });
   const over = [ipKey, accountKey].find((k) => k !== null && gate.over.includes(k));
   if (over) throw tooMany(deps, over, retryAfter);
-  if (!backoffKey) return undefined;
-  if (!gate.reserved)
+  if (backoffKey && !gate.reserved)
     throw tooMany(
       deps,
       backoffKey,
       await backoffWait(deps.db, backoffKey, now, rl.signinBackoffAfter, rl.signinBackoffMax),
     );
-  return backoffKey;
+  return { backoffKey: backoffKey ?? undefined, user: gate.user };
 }
 
 export { clearBackoff };

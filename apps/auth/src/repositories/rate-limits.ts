@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { type Db, type DbOrTx, queryRows } from '../db/client.ts';
-import { hotQuery } from '../db/hot-query.ts';
+import { hotQuery, rowFromJson } from '../db/hot-query.ts';
+import { users } from '../db/schema.ts';
+import type { UserRow } from './users.ts';
 
 /**
  * Fixed-window counters, incremented atomically by one upsert for all keys of a request, so
@@ -65,7 +67,8 @@ export async function reserveBackoffAttempt(
 
 // A password sign-in's gate in ONE prepared statement: the per-IP and per-account window counters
 // (a null key is a disabled limit: not counted) and, only when both are within their limits, the
-// back-off reservation above. Same rows, same atomicity, one round trip instead of two.
+// back-off reservation above; and the account look-up (by email, null to skip), read in the same
+// round trip. Same rows, same atomicity, one statement instead of three.
 const SIGNIN_GATE_SQL = `with hits as (
     insert into rate_limit_counters (key, window_start, count)
     select k, $3::timestamptz, 1 from unnest(array[$1::text, $2::text]) as k where k is not null
@@ -83,7 +86,8 @@ const SIGNIN_GATE_SQL = `with hits as (
         or c.last_hit_at + least(power(2, least(c.count - $8::int, 30)), $9::int) * interval '1 second'
           <= $7::timestamptz
     returning 1)
-  select (select array_agg(key) from over) as over, exists (select 1 from reserved) as reserved`;
+  select (select array_agg(key) from over) as over, exists (select 1 from reserved) as reserved,
+    (select row_to_json(u) from users u where u.email = $10::text) as u`;
 
 export type SigninGate = {
   ipKey: string | null;
@@ -95,29 +99,36 @@ export type SigninGate = {
   now: Date;
   freeAttempts: number;
   maxDelaySec: number;
+  /** The account to look up (null: none, e.g. an invalid address). */
+  email: string | null;
 };
 
 /**
  * Counts a sign-in against its window limits and, when within them, reserves a back-off attempt.
- * Returns the keys over their limit (the reservation is then not made) and whether it was made.
+ * Returns the keys over their limit (the reservation is then not made), whether it was made, and the
+ * account with that email.
  */
-export async function signinGate(db: Db, g: SigninGate): Promise<{ over: string[]; reserved: boolean }> {
-  const [row] = await hotQuery<{ over: string[] | string | null; reserved: boolean }>(
-    db,
-    'namaa_signin_gate',
-    SIGNIN_GATE_SQL,
-    [
-      g.ipKey,
-      g.accountKey,
-      g.windowStart.toISOString(),
-      String(g.ipLimit),
-      String(g.accountLimit),
-      g.backoffKey,
-      g.now.toISOString(),
-      String(g.freeAttempts),
-      String(g.maxDelaySec),
-    ],
-  );
+export async function signinGate(
+  db: Db,
+  g: SigninGate,
+): Promise<{ over: string[]; reserved: boolean; user: UserRow | undefined }> {
+  const [row] = await hotQuery<{
+    over: string[] | string | null;
+    reserved: boolean;
+    u: Record<string, unknown> | string | null;
+  }>(db, 'namaa_signin_gate', SIGNIN_GATE_SQL, [
+    g.ipKey,
+    g.accountKey,
+    g.windowStart.toISOString(),
+    String(g.ipLimit),
+    String(g.accountLimit),
+    g.backoffKey,
+    g.now.toISOString(),
+    String(g.freeAttempts),
+    String(g.maxDelaySec),
+    g.email,
+  ]);
+  const raw = row?.u;
   const over = row?.over ?? [];
   return {
     // PGlite's EXECUTE path hands arrays back in PostgreSQL's text form ({a,b}); keys hold no commas or quotes.
@@ -129,6 +140,7 @@ export async function signinGate(db: Db, g: SigninGate): Promise<{ over: string[
             .filter(Boolean)
         : over,
     reserved: row?.reserved === true || (row?.reserved as unknown) === 't',
+    user: raw ? rowFromJson(users, typeof raw === 'string' ? JSON.parse(raw) : raw) : undefined,
   };
 }
 

@@ -58,7 +58,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         await pool.query('select 1');
       },
       async close() {
-        await pool.end();
+        // pool.end() waits for every checked-out client; one stuck on a dead connection must not
+        // hang shutdown (SIGTERM has a 10 s budget), so give up waiting after 5 s.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          pool.end(),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, 5_000);
+          }),
+        ]);
+        clearTimeout(timer);
       },
     };
   }

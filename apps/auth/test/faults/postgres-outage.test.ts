@@ -36,6 +36,11 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     EMAIL_RESPONSE_FLOOR_MS: '0',
     JWT_EXPIRY: '60',
+    // The background traffic signs up and signs in far more often than the per-IP defaults allow;
+    // this test is about outages, not rate limits (a 429 at the end would hide a failed recovery).
+    RATE_LIMIT_OTP_PER_IP: '0',
+    RATE_LIMIT_SIGNIN_PER_IP: '0',
+    RATE_LIMIT_SIGNIN_PER_ACCOUNT: '0',
   });
   server = await startServer(config, { host: '127.0.0.1', site: false, logger: createLogger('silent') });
 });

@@ -1,13 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { Deps } from '../deps.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
-import {
-  backoffWait,
-  clearBackoff,
-  hitCounters,
-  reserveBackoffAttempt,
-  signinGate,
-} from '../repositories/rate-limits.ts';
+import { backoffWait, clearBackoff, hitCounters, signinGate } from '../repositories/rate-limits.ts';
 import type { UserRow } from '../repositories/users.ts';
 
 export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
@@ -97,31 +91,11 @@ export function signinBackoffKey(email: string, ip: string): string {
  * with the network so an attacker elsewhere cannot lock the owner out; the per-account window
  * (RATE_LIMIT_SIGNIN_PER_ACCOUNT) bounds distributed guessing. Unknown emails go through the same
  * steps, so the answer does not reveal whether the account exists.
- */
-export async function reserveSigninAttempt(
-  deps: Deps,
-  email: string,
-  ip: string,
-): Promise<string | undefined> {
-  const rl = deps.config.rateLimits;
-  if (rl.signinBackoffAfter === 0) return undefined; // 0 turns the back-off off
-  const key = signinBackoffKey(email, ip);
-  const wait = await reserveBackoffAttempt(
-    deps.db,
-    key,
-    deps.clock(),
-    rl.signinBackoffAfter,
-    rl.signinBackoffMax,
-  );
-  if (wait > 0) throw tooMany(deps, key, wait);
-  return key;
-}
-
-/**
- * The whole rate-limit gate of a password sign-in in one database statement: the per-IP and
+ *
+ * This is the whole rate-limit gate of a password sign-in in one database statement: the per-IP and
  * per-account window limits (429 over_request_rate_limit with the window's Retry-After, as
- * enforceRateLimits) and, when `reserve` and within them, the back-off reservation (as
- * reserveSigninAttempt), plus the account look-up (`lookUp`) in the same round trip. Returns the
+ * enforceRateLimits) and, when `reserve` and within them, the back-off reservation (the attempt
+ * counts as a failure until a success clears it), plus the account look-up (`lookUp`) in the same round trip. Returns the
  * back-off key to clear on success and the account, if any.
  */
 export async function enforceSigninLimits(

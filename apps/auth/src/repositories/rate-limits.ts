@@ -35,39 +35,11 @@ export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void>
 // consecutive failures and `last_hit_at` the time of the last one. The reservation is ONE prepared
 // upsert: ON CONFLICT locks the row and evaluates the WHERE on its latest version, so N parallel
 // attempts see N distinct counts (PostgreSQL and PGlite alike) — no transaction, no advisory lock.
-const RESERVE_SQL = `insert into rate_limit_counters as c (key, window_start, count, last_hit_at)
-    values ($1::text, timestamptz 'epoch', 1, $2::timestamptz)
-  on conflict (key, window_start) do update set count = c.count + 1, last_hit_at = $2::timestamptz
-    where c.count < $3::int or c.last_hit_at is null
-      or c.last_hit_at + least(power(2, least(c.count - $3::int, 30)), $4::int) * interval '1 second'
-        <= $2::timestamptz
-  returning count`;
-
-/**
- * Reserves one attempt under progressive back-off. Returns 0 when admitted (the attempt is counted as
- * a failure until clearBackoff says otherwise), or the seconds the caller must wait.
- */
-export async function reserveBackoffAttempt(
-  db: Db,
-  key: string,
-  now: Date,
-  freeAttempts: number,
-  maxDelaySec: number,
-): Promise<number> {
-  const admitted = await hotQuery<{ count: number }>(db, 'namaa_backoff_reserve', RESERVE_SQL, [
-    key,
-    now.toISOString(),
-    String(freeAttempts),
-    String(maxDelaySec),
-  ]);
-  if (admitted.length > 0) return 0;
-  // Refused (the rare path): read the row once more to tell the caller how long to wait.
-  return backoffWait(db, key, now, freeAttempts, maxDelaySec);
-}
-
+// The failure counts until clearBackoff (folded into the sign-in's session statement) forgets it.
+//
 // A password sign-in's gate in ONE prepared statement: the per-IP and per-account window counters
 // (a null key is a disabled limit: not counted) and, only when both are within their limits, the
-// back-off reservation above; and the account look-up (by email, null to skip), read in the same
+// back-off reservation; and the account look-up (by email, null to skip), read in the same
 // round trip. Same rows, same atomicity, one statement instead of three.
 const SIGNIN_GATE_SQL = `with hits as (
     insert into rate_limit_counters (key, window_start, count)

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../db/client.ts';
-import { hotQuery, rowFromJson } from '../db/hot-query.ts';
+import type { DbOrTx } from '../db/client.ts';
 import { identities, mfaFactors, users } from '../db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -11,19 +10,6 @@ export type FactorRow = typeof mfaFactors.$inferSelect;
 export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.email, email));
   return row;
-}
-
-/** findUserByEmail as a prepared statement (the password sign-in hot path; not inside a transaction). */
-export async function findUserByEmailPrepared(db: Db, email: string): Promise<UserRow | undefined> {
-  const rows = await hotQuery<{ u: Record<string, unknown> | string }>(
-    db,
-    'namaa_user_by_email',
-    'select row_to_json(u) as u from users u where u.email = $1::text',
-    [email],
-  );
-  const raw = rows[0]?.u;
-  if (!raw) return undefined;
-  return rowFromJson(users, typeof raw === 'string' ? JSON.parse(raw) : raw);
 }
 
 export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {

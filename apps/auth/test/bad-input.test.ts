@@ -154,6 +154,21 @@ describe('other bad input', () => {
     expect((await fetch(`${t.url}/auth/v1/health`)).status).toBe(200);
   });
 
+  it('accepts the SERVICE_ROLE_KEY as apikey, and refuses a key that differs in one character', async () => {
+    const serviceKey = 'service-role-key-for-tests-0123456789abcdef';
+    const s = await startTestServer({ SERVICE_ROLE_KEY: serviceKey });
+    try {
+      const ok = await fetch(`${s.url}/auth/v1/settings`, { headers: { apikey: serviceKey } });
+      expect(ok.status).toBe(200);
+      const nearMiss = `${serviceKey.slice(0, -1)}0`;
+      const refused = await fetch(`${s.url}/auth/v1/settings`, { headers: { apikey: nearMiss } });
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error_code).toBe('invalid_api_key');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('rejects invalid emails, weak and over-long passwords at sign-up', async () => {
     const cases: Array<[unknown, string]> = [
       [{ email: 'not-an-email', password: 'secret-pass' }, 'validation_failed'],

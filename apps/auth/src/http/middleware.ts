@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Config } from '../config.ts';
+import { safeEqual } from '../crypto/tokens.ts';
 import type { Deps } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { findSessionWithUserAndRelations } from '../repositories/sessions.ts';
@@ -107,7 +108,10 @@ export function requireApiKey(config: Config): MiddlewareHandler<AppEnv> {
       return next();
     const key = c.req.header('apikey') ?? c.req.query('apikey');
     if (!key) throw new AuthError('no_api_key');
-    if (key !== config.ANON_KEY && key !== config.SERVICE_ROLE_KEY) throw new AuthError('invalid_api_key');
+    // Constant-time: SERVICE_ROLE_KEY is a secret (both checks always run).
+    const anon = safeEqual(key, config.ANON_KEY);
+    const service = config.SERVICE_ROLE_KEY !== undefined && safeEqual(key, config.SERVICE_ROLE_KEY);
+    if (!anon && !service) throw new AuthError('invalid_api_key');
     return next();
   };
 }

@@ -16,11 +16,11 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { loadConfig } from '../apps/auth/src/config.ts';
 import { createHttpApp } from '../apps/auth/src/http-app.ts';
 import { createLogger } from '../apps/auth/src/logger.ts';
 import { startServer } from '../apps/auth/src/main.ts';
+import { createFreshDatabase, postgresReachable } from '../apps/auth/test/support/fresh-database.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const N = Number(process.env.BENCH_N ?? 400);
@@ -113,35 +113,18 @@ async function argon2Cost(): Promise<Cost> {
   });
 }
 
-async function pgReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const argon2 = await argon2Cost();
 const only = process.env.BENCH_DB; // 'pglite' | 'postgres' to run one
 const results = [];
 if (only !== 'postgres') results.push(await measure('PGlite', { DATA_DIR: 'memory://' }));
 if (only === 'pglite') {
   // skipped
-} else if (await pgReachable()) {
-  const name = `namaa_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const dbUrl = new URL(pgUrl);
-  dbUrl.pathname = `/${name}`;
+} else if (await postgresReachable(pgUrl)) {
+  const database = await createFreshDatabase(pgUrl, 'namaa_bench');
   try {
-    results.push(await measure('PostgreSQL', { DATABASE_URL: dbUrl.href }));
+    results.push(await measure('PostgreSQL', { DATABASE_URL: database.url }));
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 } else console.log(`PostgreSQL at ${pgUrl} not reachable: skipped`);
 

@@ -20,7 +20,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hash, verify } from '@node-rs/argon2';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { createFreshDatabase, postgresReachable } from '../apps/auth/test/support/fresh-database.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -172,17 +172,6 @@ async function measure(label: string, env: Record<string, string>) {
   }
 }
 
-async function pgReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const hashRate = await argon2Rate(duration);
 console.log(`argon2id verify (hash-bound limit): ${hashRate.toFixed(1)}/s`);
 const results = [];
@@ -192,18 +181,12 @@ try {
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
-if (await pgReachable()) {
-  const name = `namaa_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const dbUrl = new URL(pgUrl);
-  dbUrl.pathname = `/${name}`;
+if (await postgresReachable(pgUrl)) {
+  const database = await createFreshDatabase(pgUrl, 'namaa_bench');
   try {
-    results.push(await measure('PostgreSQL', { DATABASE_URL: dbUrl.href }));
+    results.push(await measure('PostgreSQL', { DATABASE_URL: database.url }));
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 } else console.log(`PostgreSQL at ${pgUrl} not reachable: skipped`);
 

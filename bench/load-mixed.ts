@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { createFreshDatabase } from '../apps/auth/test/support/fresh-database.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_DURATION ?? 60);
@@ -97,12 +97,8 @@ async function call(url: string, path: string, init: { method: string; body?: un
 }
 
 // A fresh database for this run.
-const dbName = `namaa_load_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const dbUrl = new URL(PG_URL);
-dbUrl.pathname = `/${dbName}`;
+const database = await createFreshDatabase(PG_URL, 'namaa_load');
+const dbUrl = new URL(database.url);
 
 const instances: Instance[] = [];
 let exitCode = 0;
@@ -235,7 +231,6 @@ try {
     i.child.kill('SIGTERM');
     await new Promise((r) => (i.child.exitCode !== null ? r(null) : i.child.once('exit', r)));
   }
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.end();
+  await database.drop();
 }
 process.exit(exitCode);

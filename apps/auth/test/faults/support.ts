@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createFreshDatabase, postgresReachable as isReachable } from '../support/fresh-database.ts';
 
 export const PG_URL =
   process.env.FAULTS_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
@@ -19,40 +20,22 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const postgresReachable = () => isReachable(PG_URL);
 
 export async function createDatabase(): Promise<{
   url: string;
   drop(): Promise<void>;
   query: pg.Pool['query'];
 }> {
-  const name = `namaa_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.href, max: 2 });
+  const database = await createFreshDatabase(PG_URL);
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   pool.on('error', () => {});
   return {
-    url: url.href,
+    url: database.url,
     query: pool.query.bind(pool) as pg.Pool['query'],
     async drop() {
       await pool.end();
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      await database.drop();
     },
   };
 }

@@ -15,11 +15,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/main.ts';
+import { createFreshDatabase } from './fresh-database.ts';
 import { type ParsedMail, parseMail } from './mime.ts';
 
 export type { ParsedMail } from './mime.ts';
@@ -90,29 +90,10 @@ async function startSmtp(): Promise<{ port: number; inbox: Inbox; close(): Promi
   return { port, inbox, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function createDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `namaa_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    async drop() {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
-
 export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
   const smtp = await startSmtp();
   const baseDbUrl = process.env.DATABASE_URL;
-  const database = baseDbUrl ? await createDatabase(baseDbUrl) : undefined;
+  const database = baseDbUrl ? await createFreshDatabase(baseDbUrl) : undefined;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',

@@ -1,20 +1,9 @@
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { chromiumFlags, chromiumPath } from './chromium.ts';
 
-/** Debian's Chromium through playwright-core (never a downloaded browser). */
+/** Debian's Chromium through playwright-core. */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
 }
 
 export const desktop: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };

@@ -15,12 +15,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { SMTPServer } from 'smtp-server';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/main.ts';
 import { createFreshDatabase } from './fresh-database.ts';
-import { type ParsedMail, parseMail } from './mime.ts';
+import type { ParsedMail } from './mime.ts';
+import { startSmtpInbox } from './smtp-inbox.ts';
 
 export type { ParsedMail } from './mime.ts';
 
@@ -45,49 +45,12 @@ export type TestServer = {
 };
 
 async function startSmtp(): Promise<{ port: number; inbox: Inbox; close(): Promise<void> }> {
-  const messages: ParsedMail[] = [];
-  const taken = new Set<ParsedMail>();
-  const waiters = new Set<() => void>();
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        for (const rcpt of session.envelope.rcptTo) messages.push(parseMail(raw, rcpt.address.toLowerCase()));
-        for (const w of waiters) w();
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as { port: number }).port;
+  const smtp = await startSmtpInbox();
   const inbox: Inbox = {
-    all: () => [...messages],
-    waitFor(to, predicate = () => true, timeoutMs = 10_000) {
-      const want = to.toLowerCase();
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const m = messages.find((x) => x.to === want && !taken.has(x) && predicate(x));
-          if (!m) return false;
-          taken.add(m);
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(m);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no mail to ${to} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        if (!check()) waiters.add(check);
-      });
-    },
+    all: smtp.all,
+    waitFor: (to, predicate, timeoutMs) => smtp.next(to, { predicate, timeoutMs, consume: true }),
   };
-  return { port, inbox, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port: smtp.port, inbox, close: smtp.close };
 }
 
 export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {

@@ -121,6 +121,49 @@ describe.each(endpoints)('$method $path', (e) => {
   });
 });
 
+/** A body sent chunked (no Content-Length), in 64 KiB pieces. */
+function streamed(bytes: Uint8Array): RequestInit {
+  return {
+    body: new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 65_536) controller.enqueue(bytes.subarray(i, i + 65_536));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit;
+}
+
+describe('body reading: declared length and chunked', () => {
+  const json = { 'content-type': 'application/json' };
+
+  it('refuses a chunked body once it passes 1 MB (no Content-Length to check up front)', async () => {
+    const big = new TextEncoder().encode(
+      JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024 + 10) }),
+    );
+    const res = await t.api('/signup', { method: 'POST', headers: json, ...streamed(big) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error_code: 'request_entity_too_large' });
+  });
+
+  it('parses a chunked body like a declared one', async () => {
+    const email = uniqueEmail('chunked');
+    const body = new TextEncoder().encode(JSON.stringify({ email, password: 'secret-pass' }));
+    const res = await t.api('/signup', { method: 'POST', headers: json, ...streamed(body) });
+    expect(res.status).toBe(200);
+    expect((await res.json()).user.email).toBe(email);
+  });
+
+  it('refuses invalid UTF-8 whether the length is declared or not', async () => {
+    const bad = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
+    for (const init of [{ body: bad }, streamed(bad)]) {
+      const res = await t.api('/signup', { method: 'POST', headers: json, ...init });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error_code: 'bad_json' });
+    }
+  });
+});
+
 describe('other bad input', () => {
   it('does not pollute prototypes through user metadata', async () => {
     const sb = t.client();

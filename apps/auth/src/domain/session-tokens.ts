@@ -38,7 +38,7 @@ export async function signAccessToken(
 ): Promise<{ token: string; expiresAt: number; expiresIn: number }> {
   const now = Math.floor(deps.clock().getTime() / 1000);
   const expiresAt = now + deps.config.JWT_EXPIRY;
-  const token = await deps.keys.sign(
+  const token = deps.keys.sign(
     {
       sub: user.id,
       email: user.email ?? '',

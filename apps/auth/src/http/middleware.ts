@@ -10,6 +10,9 @@ import { type AppEnv, clientIp } from './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Strict: invalid UTF-8 is refused, not replaced (a whole-input decode keeps no state between calls). */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /** Request id (kept from X-Request-Id when sane), per-request logger, one log line per request. */
 export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -50,10 +53,17 @@ export function jsonBody(): MiddlewareHandler<AppEnv> {
       c.set('body', {});
       return next();
     }
-    const length = Number(c.req.header('content-length') ?? '0');
+    const declared = c.req.header('content-length');
+    const length = Number(declared ?? '0');
     if (length > MAX_BODY_BYTES) throw new AuthError('request_entity_too_large');
-    let text = '';
-    if (c.req.raw.body) {
+    let bytes: Uint8Array | undefined;
+    if (declared !== undefined && Number.isSafeInteger(length)) {
+      // Declared and within the cap (Node's parser never delivers more than Content-Length): read it
+      // whole. @hono/node-server then takes the body straight off the socket, without building a
+      // WHATWG Request and stream (~50 µs of event-loop time per request on the refresh hot path).
+      if (length > 0) bytes = new Uint8Array(await c.req.raw.arrayBuffer());
+    } else if (c.req.raw.body) {
+      // Chunked (no length): counted as it streams, refused past the cap.
       const reader = c.req.raw.body.getReader();
       const chunks: Uint8Array[] = [];
       let size = 0;
@@ -67,8 +77,12 @@ export function jsonBody(): MiddlewareHandler<AppEnv> {
         }
         chunks.push(value);
       }
+      bytes = Buffer.concat(chunks);
+    }
+    let text = '';
+    if (bytes) {
       try {
-        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Buffer.concat(chunks));
+        text = utf8.decode(bytes);
       } catch {
         throw new AuthError('bad_json', 'Could not parse request body as JSON: invalid UTF-8');
       }

@@ -73,7 +73,7 @@ class PgliteBatcher {
           // Rolled back as a whole: run each on its own for its own outcome.
           for (const p of batch) await this.runAlone(p);
         }
-        if (results) batch.forEach((p, i) => p.resolve(results[i]?.rows ?? []));
+        if (results) for (const [i, p] of batch.entries()) p.resolve(results[i]?.rows ?? []);
       }
     } finally {
       this.running = false;

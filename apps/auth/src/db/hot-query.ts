@@ -1,52 +1,67 @@
 import { getTableColumns, type Table } from 'drizzle-orm';
 import pg from 'pg';
-import type { Db } from './client.ts';
+import { type Db, isDatabaseUnavailable } from './client.ts';
 
 /**
- * The hot paths (refresh, GET /user) run ONE hand-written statement straight on the driver behind
- * Drizzle (`db.$client`: a pg Pool or a PGlite instance), as a PREPARED statement. Measured on this
- * machine (bench/auth-hot-paths.ts): planning the refresh statement costs PGlite ~3 ms of CPU per
- * call, executing a prepared plan ~1 ms; Drizzle's builder adds a few hundred µs per query.
- * - PostgreSQL: a named statement, so each pooled connection parses and plans it once.
+ * The hot paths (refresh, GET /user, the sign-in gate and session) run ONE hand-written statement
+ * straight on the driver behind Drizzle (`db.$client`: a pg Pool or a PGlite instance), as a PREPARED
+ * statement. Measured on this machine (bench/auth-hot-paths.ts): planning the refresh statement costs
+ * PGlite ~3 ms of CPU per call, executing a prepared plan ~0.5 ms; Drizzle's builder adds a few hundred
+ * µs per query. Use only outside transactions (the database handle, never a tx).
+ *
+ * Group commit. Hot statements issued while the event loop is busy are queued and, on the next turn
+ * (setImmediate, after the poll phase has read every request that arrived), sent as ONE
+ * multi-statement query: PostgreSQL runs that as one implicit transaction with one commit and one
+ * round trip. Every statement still runs on its own, in order, and sees the ones before it, exactly
+ * as if they ran one after another; each response is sent only after the shared commit. If any
+ * statement fails, the batch rolls back as a whole and each statement is re-run alone, so every
+ * caller gets its own result or its own error. A batch of one runs alone. Measured (refresh under 32
+ * connections, bench/auth-throughput.ts): PGlite, whose commit and call into WebAssembly cost as much
+ * as the rotation itself, went from ~950/s to ~2,450/s.
  * - PGlite (one session for the process): PREPARE once, then EXECUTE. PGlite's query API binds
  *   parameters only for unnamed statements, so EXECUTE carries them as literals, quoted by the pg
  *   driver's own `escapeLiteral` (doubles quotes, E'' form for backslashes); NUL is refused (no
  *   PostgreSQL text can hold it). Server-made values (uuids, hashes, timestamps) skip the escaping.
- * Use only outside transactions (the database handle, never a tx).
- *
- * PGlite: group commit. PGlite runs one statement at a time on the event loop, and a commit plus
- * the call into WebAssembly cost about as much as the refresh rotation itself (measured: a refresh
- * statement alone ~450-620 µs, eight in one batch ~245 µs each). So hot statements issued while
- * the event loop is busy are queued and, on the next turn (setImmediate, after the poll phase has
- * read every request that arrived), sent as ONE multi-statement query: PostgreSQL runs that as one
- * implicit transaction, one commit. Every statement still runs alone in order, exactly as it
- * would one after another (PGlite has a single session); a response is sent only after the shared
- * commit. If any statement fails the batch rolls back as a whole and each statement is re-run on
- * its own, so every caller gets its own result or its own error.
+ * - PostgreSQL: alone, a named statement over the extended protocol (each pooled connection parses
+ *   and plans it once). A batch takes one pooled connection, PREPAREs there what it lacks (under a
+ *   `_b` name, apart from the driver's own) and sends the EXECUTEs as one simple query.
  */
 type PgliteClient = {
   exec(sql: string): Promise<Array<{ rows: Record<string, unknown>[] }>>;
 };
 
 type Rows = Record<string, unknown>[];
-type Pending = { sql: string; resolve: (rows: Rows) => void; reject: (err: unknown) => void };
+type Job = {
+  name: string;
+  text: string;
+  params: Array<string | null>;
+  /** The parameters as SQL literals, `(…)` or '' (computed up front: a NUL fails only its caller). */
+  literals: string;
+  resolve: (rows: Rows) => void;
+  reject: (err: unknown) => void;
+};
+type Engine = {
+  alone(job: Job): Promise<Rows>;
+  /** The rows of each job, in order; throws when any statement failed (nothing was committed). */
+  batch(jobs: Job[]): Promise<Rows[]>;
+};
 
-/** Upper bound on statements per batch (bounds the time the event loop spends in one call). */
+/** Upper bound on statements per batch (bounds the time one batch holds PGlite or its connection). */
 const MAX_BATCH = 64;
 
-class PgliteBatcher {
-  private queue: Pending[] = [];
+class StatementBatcher {
+  private queue: Job[] = [];
   private scheduled = false;
   private running = false;
-  private readonly client: PgliteClient;
+  private readonly engine: Engine;
 
-  constructor(client: PgliteClient) {
-    this.client = client;
+  constructor(engine: Engine) {
+    this.engine = engine;
   }
 
-  run(sql: string): Promise<Rows> {
+  run(job: Omit<Job, 'resolve' | 'reject'>): Promise<Rows> {
     return new Promise<Rows>((resolve, reject) => {
-      this.queue.push({ sql, resolve, reject });
+      this.queue.push({ ...job, resolve, reject });
       this.schedule();
     });
   }
@@ -64,16 +79,16 @@ class PgliteBatcher {
     this.running = true;
     try {
       const batch = this.queue.splice(0, MAX_BATCH);
-      if (batch.length === 1) await this.runAlone(batch[0] as Pending);
+      if (batch.length === 1) await this.runAlone(batch[0] as Job);
       else if (batch.length > 1) {
-        let results: Array<{ rows: Rows }> | undefined;
+        let results: Rows[] | undefined;
         try {
-          results = await this.client.exec(batch.map((p) => p.sql).join(';\n'));
+          results = await this.engine.batch(batch);
         } catch {
           // Rolled back as a whole: run each on its own for its own outcome.
-          for (const p of batch) await this.runAlone(p);
+          for (const job of batch) await this.runAlone(job);
         }
-        if (results) for (const [i, p] of batch.entries()) p.resolve(results[i]?.rows ?? []);
+        if (results) for (const [i, job] of batch.entries()) job.resolve(results[i] ?? []);
       }
     } finally {
       this.running = false;
@@ -81,17 +96,79 @@ class PgliteBatcher {
     }
   }
 
-  private async runAlone(p: Pending): Promise<void> {
+  private async runAlone(job: Job): Promise<void> {
     try {
-      const [result] = await this.client.exec(p.sql);
-      p.resolve(result?.rows ?? []);
+      job.resolve(await this.engine.alone(job));
     } catch (err) {
-      p.reject(err);
+      job.reject(err);
     }
   }
 }
 
-const batchers = new WeakMap<object, PgliteBatcher>();
+function pgliteEngine(client: PgliteClient): Engine {
+  const prepared = new Map<string, Promise<unknown>>();
+  const prepare = (job: Job) => {
+    let ready = prepared.get(job.name);
+    if (!ready) {
+      ready = client.exec(`prepare ${job.name} as ${job.text}`);
+      prepared.set(job.name, ready);
+      ready.catch(() => prepared.delete(job.name)); // e.g. database closed: prepare again next time
+    }
+    return ready;
+  };
+  const execute = (job: Job) => `execute ${job.name}${job.literals}`;
+  return {
+    async alone(job) {
+      await prepare(job);
+      const [result] = await client.exec(execute(job));
+      return result?.rows ?? [];
+    },
+    async batch(jobs) {
+      await Promise.all(jobs.map(prepare));
+      const results = await client.exec(jobs.map(execute).join(';\n'));
+      return jobs.map((_, i) => results[i]?.rows ?? []);
+    },
+  };
+}
+
+function postgresEngine(pool: pg.Pool): Engine {
+  // Statement names PREPAREd (by SQL, `<name>_b`) on each pooled connection.
+  const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+  return {
+    async alone(job) {
+      return (await pool.query({ name: job.name, text: job.text, values: job.params })).rows;
+    },
+    async batch(jobs) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        let names = preparedOn.get(client);
+        if (!names) {
+          names = new Set();
+          preparedOn.set(client, names);
+        }
+        for (const job of jobs)
+          if (!names.has(job.name)) {
+            await client.query(`prepare ${job.name}_b as ${job.text}`);
+            names.add(job.name);
+          }
+        const result = (await client.query(
+          jobs.map((job) => `execute ${job.name}_b${job.literals}`).join(';\n'),
+        )) as unknown as pg.QueryResult | pg.QueryResult[];
+        const results = Array.isArray(result) ? result : [result];
+        if (results.length !== jobs.length)
+          throw new Error('hotQuery: batch answered the wrong number of results');
+        return results.map((r) => r.rows);
+      } catch (err) {
+        // A lost connection goes back to the pool as broken (discarded), never reused.
+        if (isDatabaseUnavailable(err)) broken = err as Error;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}
 
 const PLAIN = /^[A-Za-z0-9_:.+-]{0,256}$/;
 const SAFE_NAME = /^[a-z_]{1,63}$/;
@@ -103,7 +180,7 @@ function literal(value: string | null): string {
   return pg.escapeLiteral(value);
 }
 
-const prepared = new WeakMap<object, Map<string, Promise<unknown>>>();
+const batchers = new WeakMap<object, StatementBatcher>();
 
 export async function hotQuery<T>(
   db: Db,
@@ -113,26 +190,13 @@ export async function hotQuery<T>(
 ): Promise<T[]> {
   if (!SAFE_NAME.test(name)) throw new Error('hotQuery: bad statement name');
   const client = (db as unknown as { $client: pg.Pool | PgliteClient }).$client;
-  if (client instanceof pg.Pool) return (await client.query({ name, text, values: params })).rows as T[];
-  let statements = prepared.get(client);
-  if (!statements) {
-    statements = new Map();
-    prepared.set(client, statements);
-  }
-  let ready = statements.get(name);
-  if (!ready) {
-    ready = client.exec(`prepare ${name} as ${text}`);
-    statements.set(name, ready);
-    ready.catch(() => statements.delete(name)); // e.g. database closed: prepare again next time
-  }
-  await ready;
-  const args = params.length > 0 ? `(${params.map(literal).join(', ')})` : '';
+  const literals = params.length > 0 ? `(${params.map(literal).join(', ')})` : '';
   let batcher = batchers.get(client);
   if (!batcher) {
-    batcher = new PgliteBatcher(client);
+    batcher = new StatementBatcher(client instanceof pg.Pool ? postgresEngine(client) : pgliteEngine(client));
     batchers.set(client, batcher);
   }
-  return (await batcher.run(`execute ${name}${args}`)) as T[];
+  return (await batcher.run({ name, text, params, literals })) as T[];
 }
 
 /**

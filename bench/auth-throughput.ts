@@ -7,13 +7,16 @@
  * 3. Refresh-token rotations/s at 32 connections: every connection follows its own chain (each
  *    response's refresh_token is used for the next request), so each request is a real rotation.
  * On PGlite, and on PostgreSQL when reachable (a fresh database, dropped afterwards).
- * The service runs as a child process, so autocannon does not share its event loop. Besides
- * requests/s (noisy on a shared machine) it reports the service process's CPU time per request
- * (from /proc/<pid>/stat: main thread + libuv pool + PGlite; PostgreSQL's own CPU not included).
+ * The service runs as a child process, so autocannon does not share its event loop. Requests/s are
+ * noisy on a shared VM, so it also reports where the machine's CPU went per request (from /proc):
+ * the service process (all threads, and split by thread: main = the event loop, libuv-worker = the
+ * argon2 pool, V8Worker = V8's helpers), this load generator, PostgreSQL's server processes, and the
+ * whole machine.
  * Rate limits are counted (so their statements are part of the cost) but set too high to trip.
  * Writes bench/results/auth-throughput.json. Options: BENCH_DURATION (s, default 10), BENCH_PG_URL,
- * BENCH_DB (pglite | postgres: only that one), BENCH_ONLY (signin | refresh: only that phase), BENCH_NODE_ARGS (extra node flags for the service, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load).
+ * BENCH_DB (pglite | postgres: only that one), BENCH_ONLY (signin | refresh: only that phase),
+ * BENCH_NODE_ARGS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * profile it under load).
  * Per-request cost of each hot path in isolation: bench/auth-hot-paths.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -112,6 +115,8 @@ type Run = {
   cpuUsPerRequest: number;
   /** Where the whole machine's CPU went, µs per request: what caps throughput on 2 shared cores. */
   breakdownUsPerRequest: { service: number; loadGenerator: number; postgres: number; machine: number };
+  /** The service's CPU µs per request by thread name (main = the event loop). */
+  serviceThreadsUsPerRequest: Record<string, number>;
 };
 
 /** utime + stime of a process in µs (Linux /proc; clock ticks are 100 Hz on Linux). */
@@ -119,6 +124,22 @@ function processCpuUs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** The service's CPU µs by thread: its main (event-loop) thread, libuv's pool (argon2), V8's helpers. */
+function threadCpuUs(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10_000;
+    } catch {
+      // the thread ended between readdir and read
+    }
+  }
+  return out;
 }
 
 /** CPU µs of every PostgreSQL server process (the database's share of the machine). */
@@ -150,6 +171,7 @@ function machineCpuUs(): number {
 
 function cannon(opts: autocannon.Options, pid: number): Promise<Run> {
   const service0 = processCpuUs(pid);
+  const threads0 = threadCpuUs(pid);
   const self0 = process.cpuUsage();
   const pg0 = postgresCpuUs();
   const machine0 = machineCpuUs();
@@ -166,6 +188,11 @@ function cannon(opts: autocannon.Options, pid: number): Promise<Run> {
         non2xx: r.non2xx,
         errors: r.errors,
         cpuUsPerRequest: service,
+        serviceThreadsUsPerRequest: Object.fromEntries(
+          Object.entries(threadCpuUs(pid))
+            .map(([name, us]) => [name, Math.round((us - (threads0[name] ?? 0)) / n)] as const)
+            .filter(([, us]) => us > 0),
+        ),
         breakdownUsPerRequest: {
           service,
           loadGenerator: Math.round((self.user + self.system) / n),
@@ -215,6 +242,7 @@ async function measure(label: string, env: Record<string, string>) {
       errors: 0,
       cpuUsPerRequest: 0,
       breakdownUsPerRequest: { service: 0, loadGenerator: 0, postgres: 0, machine: 0 },
+      serviceThreadsUsPerRequest: {},
     };
     let signin = skipped;
     if (phase !== 'refresh') {
@@ -295,7 +323,7 @@ const rows = results.map((r) => ({
 }));
 console.table(rows);
 console.log(
-  'Machine CPU per request (µs, both cores): service process, load generator (this process), PostgreSQL server',
+  'Machine CPU per request (µs, both cores): service process (and by thread: main = event loop, libuv-worker = argon2), load generator (this process), PostgreSQL server',
 );
 console.table(
   results.flatMap((r) =>
@@ -303,6 +331,9 @@ console.table(
       database: r.label,
       operation: op,
       ...r[op].breakdownUsPerRequest,
+      'service by thread': Object.entries(r[op].serviceThreadsUsPerRequest)
+        .map(([name, us]) => `${name} ${us}`)
+        .join(', '),
     })),
   ),
 );

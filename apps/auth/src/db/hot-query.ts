@@ -24,7 +24,8 @@ import { type Db, isDatabaseUnavailable } from './client.ts';
  *   PostgreSQL text can hold it). Server-made values (uuids, hashes, timestamps) skip the escaping.
  * - PostgreSQL: alone, a named statement over the extended protocol (each pooled connection parses
  *   and plans it once). A batch takes one pooled connection, PREPAREs there what it lacks (under a
- *   `_b` name, apart from the driver's own) and sends the EXECUTEs as one simple query.
+ *   `_b` name, apart from the driver's own) and sends the EXECUTEs as one simple query. Up to
+ *   POSTGRES_BATCHES_IN_FLIGHT batches run at once; statements issued meanwhile wait for the next.
  */
 type PgliteClient = {
   exec(sql: string): Promise<Array<{ rows: Record<string, unknown>[] }>>;
@@ -41,6 +42,8 @@ type Job = {
   reject: (err: unknown) => void;
 };
 type Engine = {
+  /** Batches in flight at once: PGlite has one session; PostgreSQL a pool of connections. */
+  concurrency: number;
   alone(job: Job): Promise<Rows>;
   /** The rows of each job, in order; throws when any statement failed (nothing was committed). */
   batch(jobs: Job[]): Promise<Rows[]>;
@@ -48,11 +51,13 @@ type Engine = {
 
 /** Upper bound on statements per batch (bounds the time one batch holds PGlite or its connection). */
 const MAX_BATCH = 64;
+/** PostgreSQL batches in flight at once (the pool holds 10 connections by default). */
+const POSTGRES_BATCHES_IN_FLIGHT = 4;
 
 class StatementBatcher {
   private queue: Job[] = [];
   private scheduled = false;
-  private running = false;
+  private inFlight = 0;
   private readonly engine: Engine;
 
   constructor(engine: Engine) {
@@ -67,7 +72,7 @@ class StatementBatcher {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.running) return;
+    if (this.scheduled || this.inFlight >= this.engine.concurrency) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -76,7 +81,7 @@ class StatementBatcher {
   }
 
   private async drain(): Promise<void> {
-    this.running = true;
+    this.inFlight++;
     try {
       const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length === 1) await this.runAlone(batch[0] as Job);
@@ -91,7 +96,7 @@ class StatementBatcher {
         if (results) for (const [i, job] of batch.entries()) job.resolve(results[i] ?? []);
       }
     } finally {
-      this.running = false;
+      this.inFlight--;
       if (this.queue.length > 0) this.schedule();
     }
   }
@@ -118,6 +123,7 @@ function pgliteEngine(client: PgliteClient): Engine {
   };
   const execute = (job: Job) => `execute ${job.name}${job.literals}`;
   return {
+    concurrency: 1,
     async alone(job) {
       await prepare(job);
       const [result] = await client.exec(execute(job));
@@ -135,6 +141,9 @@ function postgresEngine(pool: pg.Pool): Engine {
   // Statement names PREPAREd (by SQL, `<name>_b`) on each pooled connection.
   const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
   return {
+    // A few batches at once, so one statement waiting on a row lock held elsewhere (another
+    // instance's transaction) delays only its own batch, not every hot query of this process.
+    concurrency: POSTGRES_BATCHES_IN_FLIGHT,
     async alone(job) {
       return (await pool.query({ name: job.name, text: job.text, values: job.params })).rows;
     },

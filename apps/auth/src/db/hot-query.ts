@@ -54,7 +54,7 @@ const MAX_BATCH = 64;
 /**
  * PostgreSQL batches in flight at once (the pool holds 10 connections by default). More than one, so
  * a lock wait cannot stall every hot query; few, so batches stay large. Refresh under 32 connections
- * (bench/auth-throughput.ts): 1 in flight ~3,400/s, 2 ~3,500/s, 4 ~3,000/s (smaller batches).
+ * (bench/auth-throughput.ts, runs vary ±10 %): 1 in flight 3,280–3,460/s, 2 3,020–3,540/s, 4 3,040/s.
  */
 const POSTGRES_BATCHES_IN_FLIGHT = 2;
 

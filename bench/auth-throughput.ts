@@ -15,6 +15,7 @@
  * Rate limits are counted (so their statements are part of the cost) but set too high to trip.
  * Writes bench/results/auth-throughput.json. Options: BENCH_DURATION (s, default 10), BENCH_PG_URL,
  * BENCH_DB (pglite | postgres: only that one), BENCH_ONLY (signin | refresh: only that phase),
+ * BENCH_SIGNIN_LIMITS=off (sign-in rate limits and back-off off, to price their statements),
  * BENCH_NODE_ARGS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
  * profile it under load).
  * Per-request cost of each hot path in isolation: bench/auth-hot-paths.ts.
@@ -76,9 +77,11 @@ async function startService(env: Record<string, string>): Promise<{ url: string;
       LOG_LEVEL: 'warn',
       MAILER_AUTOCONFIRM: 'true',
       SITE_DIR: '/nonexistent',
-      // Counted but never tripped: every request comes from one client IP.
-      RATE_LIMIT_SIGNIN_PER_IP: '1000000',
-      RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000000',
+      // Counted but never tripped: every request comes from one client IP. BENCH_SIGNIN_LIMITS=off
+      // turns the sign-in limits and back-off off (0), to measure what their statements cost.
+      ...(process.env.BENCH_SIGNIN_LIMITS === 'off'
+        ? { RATE_LIMIT_SIGNIN_PER_IP: '0', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '0', RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '0' }
+        : { RATE_LIMIT_SIGNIN_PER_IP: '1000000', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000000' }),
       RATE_LIMIT_OTP_PER_IP: '1000000',
       ...env,
     },

@@ -80,7 +80,11 @@ async function startService(env: Record<string, string>): Promise<{ url: string;
       // Counted but never tripped: every request comes from one client IP. BENCH_SIGNIN_LIMITS=off
       // turns the sign-in limits and back-off off (0), to measure what their statements cost.
       ...(process.env.BENCH_SIGNIN_LIMITS === 'off'
-        ? { RATE_LIMIT_SIGNIN_PER_IP: '0', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '0', RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '0' }
+        ? {
+            RATE_LIMIT_SIGNIN_PER_IP: '0',
+            RATE_LIMIT_SIGNIN_PER_ACCOUNT: '0',
+            RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '0',
+          }
         : { RATE_LIMIT_SIGNIN_PER_IP: '1000000', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000000' }),
       RATE_LIMIT_OTP_PER_IP: '1000000',
       ...env,

@@ -201,8 +201,16 @@ describe('password sign-in', () => {
     expect(session.expires_in).toBe(3600);
     const jwks = createRemoteJWKSet(new URL(`${t.url}/auth/v1/.well-known/jwks.json`));
     const { payload, protectedHeader } = await jwtVerify(session.access_token, jwks);
-    expect(protectedHeader.alg).toBe('ES256');
-    expect(protectedHeader.kid).toBeTruthy();
+    expect(protectedHeader).toEqual({
+      alg: 'ES256',
+      typ: 'JWT',
+      kid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    // iat/exp come from the service's clock and JWT_EXPIRY, in seconds, and match the session JSON.
+    expect(payload.exp).toBe(session.expires_at);
+    expect((payload.exp as number) - (payload.iat as number)).toBe(3600);
+    expect(Math.abs((payload.iat as number) - Date.now() / 1000)).toBeLessThan(60);
+    expect(payload.iss).toBe(`${t.server.deps.config.SUPABASE_URL ?? t.server.deps.config.SITE_URL}/auth/v1`);
     expect(payload).toMatchObject({
       sub: session.user.id,
       email,

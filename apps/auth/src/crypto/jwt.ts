@@ -25,14 +25,15 @@ export type StoredKey = {
  * jose signs through WebCrypto, which queues every signature on the libuv pool and back: measured on
  * the refresh hot path (bench/auth-throughput.ts, --cpu-prof) that hop cost ~120 µs of event-loop
  * time per token, behind the argon2 jobs under sign-in load; a direct ES256 signature costs ~45 µs.
- * iat/exp come from the caller (the service clock), never from fast-jwt's own Date.now().
+ * iat/exp come from the caller (the service clock): fast-jwt keeps a payload's own iat and exp
+ * (and would DROP iat with its `noTimestamp` option, so that is left off).
  */
 function es256Signer(k: StoredKey): (payload: Record<string, unknown>) => string {
   const pem = createPrivateKey({ key: k.privateJwk as JsonWebKey, format: 'jwk' }).export({
     type: 'pkcs8',
     format: 'pem',
   });
-  return createSigner({ key: pem.toString(), algorithm: 'ES256', kid: k.kid, noTimestamp: true });
+  return createSigner({ key: pem.toString(), algorithm: 'ES256', kid: k.kid });
 }
 
 /** Our kids are uuids; anything else (paths, URLs, SQL, huge strings) is refused before any lookup. */

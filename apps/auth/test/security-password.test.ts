@@ -1,8 +1,9 @@
 // Password policy (issue 6): the bundled common-password list, the account's own email and the brand
 // name are refused with GoTrue's 422 weak_password / reasons ["pwned"], on by default and offline.
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { argon2ParamsAcceptable, hashPassword, verifyPassword } from '../src/crypto/passwords.ts';
+import { argon2Load, argon2ParamsAcceptable, hashPassword, verifyPassword } from '../src/crypto/passwords.ts';
 import { commonPasswordCount, isCommonPassword, resemblesIdentity } from '../src/domain/common-passwords.ts';
 import { passwordProblems } from '../src/domain/password-policy.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
@@ -49,6 +50,19 @@ describe('common-password list', () => {
     ]);
     expect(loadConfig({}).PASSWORD_REJECT_COMMON).toBe(true);
     expect(loadConfig({ PASSWORD_REJECT_COMMON: 'false' }).PASSWORD_REJECT_COMMON).toBe(false);
+  });
+});
+
+describe('argon2 memory bound', () => {
+  it('runs at most one hash per core; the rest wait in line and all complete', async () => {
+    const stored = await hashPassword('bounded-password-1');
+    const cores = availableParallelism();
+    const n = cores + 6;
+    const all = Promise.all(Array.from({ length: n }, () => verifyPassword(stored, 'bounded-password-1')));
+    await new Promise((r) => setImmediate(r));
+    expect(argon2Load()).toEqual({ running: cores, waiting: n - cores });
+    expect((await all).every((r) => r.ok)).toBe(true);
+    expect(argon2Load()).toEqual({ running: 0, waiting: 0 });
   });
 });
 

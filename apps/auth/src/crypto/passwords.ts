@@ -15,6 +15,8 @@ const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
  * libuv threads free for file and crypto work while sign-ins queue.
  */
 const argon2Slots = pLimit(availableParallelism());
+/** argon2 computations running now and waiting in line (the memory bound: running × 19 MiB). */
+export const argon2Load = () => ({ running: argon2Slots.activeCount, waiting: argon2Slots.pendingCount });
 const hash = (password: string, options: typeof ARGON2) => argon2Slots(() => argon2Hash(password, options));
 const verify = (stored: string, password: string) => argon2Slots(() => argon2Verify(stored, password));
 

@@ -15,6 +15,8 @@ type Harness = {
   /** Trips to the database that carried statements (PGlite exec calls, pooled connection checkouts). */
   trips(): number;
   rows<T>(sql: string): Promise<T[]>;
+  /** PGlite only: closes the database under the runner. */
+  kill?(): Promise<void>;
   /** PostgreSQL only: holds a row lock from another connection until the returned release(). */
   lockItem?(id: number): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -35,7 +37,10 @@ async function pgliteHarness(): Promise<Harness> {
     db: drizzlePglite(client) as unknown as Db,
     trips: () => trips,
     rows: async <T>(sql: string) => (await client.query<T>(sql)).rows,
-    close: () => client.close(),
+    kill: () => client.close(),
+    close: async () => {
+      if (!client.closed) await client.close();
+    },
   };
 }
 
@@ -140,6 +145,16 @@ describe.each(engines)('hotQuery on %s', (_label, open) => {
     expect(blockedDone).toBe(false);
     await release();
     expect(await blocked).toEqual([{ id: 1, label: 'updated' }]);
+  });
+
+  it('when the database is gone, every caller of a batch gets the error and nothing is re-run', async (ctx) => {
+    if (!h.kill) return ctx.skip();
+    await insert(0, 'warm-up');
+    await h.kill();
+    const before = h.trips();
+    const outcomes = await Promise.allSettled([insert(1, 'a'), insert(2, 'b'), insert(3, 'c')]);
+    for (const o of outcomes) expect(o).toMatchObject({ status: 'rejected', reason: { message: /closed/i } });
+    expect(h.trips() - before).toBe(1); // the batch only: no statement-by-statement retry
   });
 
   it('refuses a NUL byte in a parameter without touching the batch', async () => {

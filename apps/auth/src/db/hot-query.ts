@@ -15,7 +15,8 @@ import { type Db, isDatabaseUnavailable } from './client.ts';
  * round trip. Every statement still runs on its own, in order, and sees the ones before it, exactly
  * as if they ran one after another; each response is sent only after the shared commit. If any
  * statement fails, the batch rolls back as a whole and each statement is re-run alone, so every
- * caller gets its own result or its own error. A batch of one runs alone. Measured (refresh under 32
+ * caller gets its own result or its own error (when the database itself is gone, every caller gets
+ * that error instead: a batch whose answer was lost may have committed). A batch of one runs alone. Measured (refresh under 32
  * connections, bench/auth-throughput.ts): PGlite, whose commit and call into WebAssembly cost as much
  * as the rotation itself, went from ~950/s to ~2,450/s.
  * - PGlite (one session for the process): PREPARE once, then EXECUTE. PGlite's query API binds
@@ -93,9 +94,14 @@ class StatementBatcher {
         let results: Rows[] | undefined;
         try {
           results = await this.engine.batch(batch);
-        } catch {
-          // Rolled back as a whole: run each on its own for its own outcome.
-          for (const job of batch) await this.runAlone(job);
+        } catch (err) {
+          // Database gone (connection lost, closed, timed out): the batch may even have committed
+          // before the answer was lost, so nothing is re-run; every caller gets the error (→ 503),
+          // as a single statement would.
+          if (isDatabaseUnavailable(err)) for (const job of batch) job.reject(err);
+          // A statement failed: the server rolled the batch back, so each runs on its own for its
+          // own outcome.
+          else for (const job of batch) await this.runAlone(job);
         }
         if (results) for (const [i, job] of batch.entries()) job.resolve(results[i] ?? []);
       }

@@ -126,43 +126,47 @@ type Run = {
   serviceThreadsUsPerRequest: Record<string, number>;
 };
 
-/** utime + stime of a process in µs (Linux /proc; clock ticks are 100 Hz on Linux). */
-function processCpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** A /proc/<pid>[/task/<tid>]/stat file: its command name and utime + stime in µs (100 Hz ticks). */
+function readStat(path: string): { name: string; cpuUs: number } {
+  const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    cpuUs: (Number(fields[11]) + Number(fields[12])) * 10_000,
+  };
 }
 
-/** The service's CPU µs by thread: its main (event-loop) thread, libuv's pool (argon2), V8's helpers. */
-function threadCpuUs(pid: number): Record<string, number> {
+/** Sums readStat over the entries of a /proc folder that still exist; `key` names (or skips) each. */
+function sumStats(
+  dir: string,
+  key: (entry: string, name: string) => string | undefined,
+): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  for (const entry of readdirSync(dir)) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10_000;
+      const { name, cpuUs } = readStat(`${dir}/${entry}/stat`);
+      const k = key(entry, name);
+      if (k !== undefined) out[k] = (out[k] ?? 0) + cpuUs;
     } catch {
-      // the thread ended between readdir and read
+      // it ended between readdir and read
     }
   }
   return out;
 }
 
+function processCpuUs(pid: number): number {
+  return readStat(`/proc/${pid}/stat`).cpuUs;
+}
+
+/** The service's CPU µs by thread: its main (event-loop) thread, libuv's pool (argon2), V8's helpers. */
+function threadCpuUs(pid: number): Record<string, number> {
+  return sumStats(`/proc/${pid}/task`, (tid, name) => (tid === String(pid) ? 'main' : name));
+}
+
 /** CPU µs of every PostgreSQL server process (the database's share of the machine). */
 function postgresCpuUs(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres')
-        total += processCpuUs(Number(entry));
-    } catch {
-      // the process ended between readdir and read
-    }
-  }
-  return total;
+  return sumStats('/proc', (_pid, name) => (name === 'postgres' ? 'postgres' : undefined)).postgres ?? 0;
 }
 
 /** Non-idle CPU µs of the whole machine, all cores (/proc/stat, 100 Hz ticks). */

@@ -41,6 +41,9 @@ const envSchema = z.object({
   JWT_EXPIRY: int(1, 60 * 60 * 24 * 7).default(3600),
   MAILER_AUTOCONFIRM: bool.default(false),
   MAILER_OTP_EXP: int(60, 86400).default(3600),
+  // GoTrue's default: an email change needs the link sent to the current address AND the one sent to
+  // the new address, so a stolen session alone cannot move the account to an attacker's mailbox.
+  MAILER_SECURE_EMAIL_CHANGE_ENABLED: bool.default(true),
   REFRESH_TOKEN_REUSE_INTERVAL: int(0, 3600).default(10),
   PASSWORD_MIN_LENGTH: int(6, 100).default(6),
   // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
@@ -104,6 +107,7 @@ export type Config = {
   JWT_EXPIRY: number;
   MAILER_AUTOCONFIRM: boolean;
   MAILER_OTP_EXP: number;
+  MAILER_SECURE_EMAIL_CHANGE_ENABLED: boolean;
   REFRESH_TOKEN_REUSE_INTERVAL: number;
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
@@ -230,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     JWT_EXPIRY: e.JWT_EXPIRY,
     MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
     MAILER_OTP_EXP: e.MAILER_OTP_EXP,
+    MAILER_SECURE_EMAIL_CHANGE_ENABLED: e.MAILER_SECURE_EMAIL_CHANGE_ENABLED,
     REFRESH_TOKEN_REUSE_INTERVAL: e.REFRESH_TOKEN_REUSE_INTERVAL,
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,

@@ -113,9 +113,27 @@ describe('PKCE email links', () => {
       (await sb.auth.updateUser({ email: next }, { emailRedirectTo: `${t.url}/changed` })).error,
     ).toBeNull();
     await t.inbox.waitFor(next);
-    // resend of the email change: a fresh PKCE link
-    expect((await sb.auth.resend({ type: 'email_change', email: next })).error).toBeNull();
+    await t.inbox.waitFor(email, (m) => /change/i.test(m.subject));
+    // resend of the email change: fresh PKCE links to both addresses
+    expect(
+      (
+        await sb.auth.resend({
+          type: 'email_change',
+          email: next,
+          options: { emailRedirectTo: `${t.url}/changed` },
+        })
+      ).error,
+    ).toBeNull();
     const mail = await t.inbox.waitFor(next);
+    const current = await t.inbox.waitFor(email, (m) => /change/i.test(m.subject));
+    // The first of the two confirmations: GoTrue's message in the query (PKCE) and the fragment, no code.
+    const half = await fetch(current.links[0] as string, { redirect: 'manual' });
+    const halfUrl = new URL(half.headers.get('location') as string);
+    const message = 'Confirmation link accepted. Please proceed to confirm link sent to the other email';
+    expect(halfUrl.pathname).toBe('/changed');
+    expect(halfUrl.searchParams.get('message')).toBe(message);
+    expect(halfUrl.searchParams.get('code')).toBeNull();
+    expect(new URLSearchParams(halfUrl.hash.slice(1)).get('message')).toBe(message);
     const code = await codeFromLink(mail.links[0] as string);
     const { data, error } = await sb.auth.exchangeCodeForSession(code);
     expect(error).toBeNull();

@@ -9,6 +9,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -34,6 +35,9 @@ export const users = pgTable(
     recoverySentAt: tz('recovery_sent_at'),
     emailChange: text('email_change'),
     emailChangeSentAt: tz('email_change_sent_at'),
+    // Confirmations a pending email change has (GoTrue's column): it is applied at 2. A secure change
+    // starts at 0 (current and new address must both confirm), a single-link change at 1.
+    emailChangeConfirmStatus: smallint('email_change_confirm_status').notNull().default(0),
     phone: text('phone'),
     phoneConfirmedAt: tz('phone_confirmed_at'),
     phoneChange: text('phone_change'),

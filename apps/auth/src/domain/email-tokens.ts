@@ -21,7 +21,7 @@ const mailKind: Record<OneTimeTokenType, MailKind> = {
   confirmation: 'confirmation',
   recovery: 'recovery',
   email_change_new: 'email_change',
-  email_change_current: 'email_change',
+  email_change_current: 'email_change_current',
 };
 
 /**
@@ -38,6 +38,8 @@ export async function issueEmailToken(
     to: string;
     redirectTo: string;
     pkce?: PkceParams | undefined;
+    /** The address an email change moves to (named in the mail to the current address). */
+    newEmail?: string | undefined;
   },
 ): Promise<void> {
   const now = deps.clock();
@@ -60,6 +62,8 @@ export async function issueEmailToken(
   link.searchParams.set('token', token);
   link.searchParams.set('type', verifyType[p.type]);
   link.searchParams.set('redirect_to', p.redirectTo);
-  const mail = renderMail(mailKind[p.type], link.href, code, Math.round(deps.config.MAILER_OTP_EXP / 60));
+  const mail = renderMail(mailKind[p.type], link.href, code, Math.round(deps.config.MAILER_OTP_EXP / 60), {
+    newEmail: p.newEmail,
+  });
   await enqueueMail(tx, { userId: p.userId, kind: mailKind[p.type], to: p.to, ...mail });
 }

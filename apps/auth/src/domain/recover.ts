@@ -3,6 +3,7 @@ import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
 import { findUserByEmail, findUserByPendingEmail, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
+import { mailEmailChange } from './email-change.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import type { PkceParams } from './pkce.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
@@ -66,13 +67,12 @@ export async function resend(
     });
   } else {
     // The pending new address (what the user typed in updateUser), or the current address of a user
-    // with a pending change.
+    // with a pending change. Both links are sent afresh and the change needs its confirmations again.
     const user = (await findUserByPendingEmail(deps.db, email)) ?? (await findUserByEmail(deps.db, email));
-    if (!user?.emailChange) return;
-    const to = user.emailChange;
+    const to = user?.emailChange;
+    if (!user || !to) return;
     await deps.db.transaction(async (tx) => {
-      await updateUser(tx, user.id, { emailChangeSentAt: now, updatedAt: now });
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'email_change_new', to, redirectTo, pkce });
+      await mailEmailChange(deps, tx, user, to, redirectTo, pkce);
     });
   }
   deps.mail.kick();

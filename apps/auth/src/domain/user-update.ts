@@ -8,7 +8,7 @@ import type { SessionRow } from '../repositories/sessions.ts';
 import { deleteUserSessions } from '../repositories/sessions.ts';
 import { findUserByEmail, loadUserRelations, type UserRow, updateUser } from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
-import { issueEmailToken } from './email-tokens.ts';
+import { mailEmailChange } from './email-change.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
 import type { PkceParams } from './pkce.ts';
@@ -80,26 +80,26 @@ export async function updateCurrentUser(
   const updated = await deps.db.transaction(async (tx) => {
     const patch: Partial<UserRow> = { updatedAt: now };
     if (input.data) patch.userMetadata = mergeMetadata(user.userMetadata, input.data);
-    if (passwordHash) patch.encryptedPassword = passwordHash;
-    if (newEmail) {
-      patch.emailChange = newEmail;
-      patch.emailChangeSentAt = now;
-    }
-    const row = await updateUser(tx, user.id, patch);
     if (passwordHash) {
-      // A new password ends every other session and voids outstanding links.
+      patch.encryptedPassword = passwordHash;
+      // A new password also cancels a pending email change (one started below is issued afresh).
+      patch.emailChange = null;
+      patch.emailChangeSentAt = null;
+      patch.emailChangeConfirmStatus = 0;
+    }
+    let row = await updateUser(tx, user.id, patch);
+    if (passwordHash) {
+      // A new password ends every other session and voids outstanding links (GoTrue's rule).
       await deleteUserSessions(tx, user.id, session.id);
-      await deleteUserTokens(tx, user.id, ['recovery', 'confirmation']);
+      await deleteUserTokens(tx, user.id, [
+        'recovery',
+        'confirmation',
+        'email_change_new',
+        'email_change_current',
+      ]);
       await audit(tx, 'user_updated_password', user.id, meta.ip, {});
     }
-    if (newEmail)
-      await issueEmailToken(deps, tx, {
-        userId: user.id,
-        type: 'email_change_new',
-        to: newEmail,
-        redirectTo,
-        pkce: input.pkce,
-      });
+    if (newEmail) row = await mailEmailChange(deps, tx, row, newEmail, redirectTo, input.pkce);
     if (input.data || newEmail) await audit(tx, 'user_modified', user.id, meta.ip, {});
     return row;
   });

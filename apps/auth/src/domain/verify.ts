@@ -10,7 +10,13 @@ import {
   type OneTimeTokenRow,
   type OneTimeTokenType,
 } from '../repositories/one-time-tokens.ts';
-import { applyEmailChange, confirmEmail, findUserById, loadUserRelations } from '../repositories/users.ts';
+import {
+  applyEmailChange,
+  confirmEmail,
+  countEmailChangeConfirmation,
+  findUserById,
+  loadUserRelations,
+} from '../repositories/users.ts';
 import { normalizeEmail } from './email.ts';
 import { otpHash } from './email-tokens.ts';
 import { issueFlowAuthCode } from './pkce.ts';
@@ -44,6 +50,8 @@ export async function verifyToken(
   tokenType: OneTimeTokenType;
   redirectTo: string | null;
   verifyType: string;
+  /** The first confirmation of a secure email change: answer EMAIL_CHANGE_HALF_CONFIRMED. */
+  halfConfirmed?: { pkceLink: boolean } | undefined;
 }> {
   const types = verifyTypes[input.type];
   if (!types) throw new AuthError('validation_failed', `Invalid verification type: ${input.type}`);
@@ -64,6 +72,7 @@ export async function verifyToken(
     session: Awaited<ReturnType<typeof startSession>> | undefined;
     token: OneTimeTokenRow;
     authCode?: string;
+    half?: boolean;
   };
   try {
     result = await deps.db.transaction(async (tx) => {
@@ -82,8 +91,16 @@ export async function verifyToken(
         throw new AuthError('user_banned', undefined, { status: 403 });
       let user = found;
       if (token.tokenType === 'email_change_new' || token.tokenType === 'email_change_current') {
-        if (user.emailChange !== token.relatesTo && token.tokenType === 'email_change_new') throw expired();
-        user = await applyEmailChange(tx, user, user.emailChange ?? token.relatesTo, now);
+        // The link must belong to the change pending now (a newer change replaced older links, and
+        // a link to the current address is void once that address is no longer the account's).
+        const pending = user.emailChange;
+        const addressed = token.tokenType === 'email_change_new' ? pending : user.email;
+        if (!pending || token.relatesTo !== addressed) throw expired();
+        const counted = await countEmailChangeConfirmation(tx, user.id);
+        // First of two (secure change): accepted, nothing applied, nobody signed in.
+        if (counted.emailChangeConfirmStatus < 2)
+          return { user: counted, session: undefined, token, half: true };
+        user = await applyEmailChange(tx, counted, pending, now);
         await deleteUserTokens(tx, user.id, ['email_change_new', 'email_change_current']);
         await audit(tx, 'email_changed', user.id, meta.ip, {});
       } else {
@@ -104,6 +121,14 @@ export async function verifyToken(
     if (isUniqueViolation(err)) throw new AuthError('email_exists');
     throw err;
   }
+  if (result.half)
+    return {
+      session: undefined,
+      tokenType: result.token.tokenType as OneTimeTokenType,
+      redirectTo: result.token.redirectTo,
+      verifyType: input.type,
+      halfConfirmed: { pkceLink: !!result.token.flowStateId },
+    };
   if (!result.session)
     return {
       session: undefined,

@@ -1,7 +1,7 @@
 // Plain, dependency-free templates. Every message carries the link and the 6-digit code, so a user
 // whose mail scanner pre-opens links can still type the code.
 
-export type MailKind = 'confirmation' | 'recovery' | 'email_change';
+export type MailKind = 'confirmation' | 'recovery' | 'email_change' | 'email_change_current';
 export type RenderedMail = { subject: string; text: string; html: string };
 
 const escapeHtml = (s: string) =>
@@ -10,7 +10,13 @@ const escapeHtml = (s: string) =>
     (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
   );
 
-const copy: Record<MailKind, { subject: string; intro: string; action: string }> = {
+/** What a message may mention besides its link and code. */
+export type MailContext = { newEmail?: string | undefined };
+
+const copy: Record<
+  MailKind,
+  { subject: string; intro: string | ((ctx: MailContext) => string); action: string }
+> = {
   confirmation: {
     subject: 'Confirm your Namaa account',
     intro: 'Thanks for signing up. Confirm your email address to finish creating your account.',
@@ -26,12 +32,27 @@ const copy: Record<MailKind, { subject: string; intro: string; action: string }>
     intro: 'Confirm this address to make it the new email of your Namaa account.',
     action: 'Confirm my new email',
   },
+  // Secure email change: the current address must agree too, and learns of the request either way.
+  email_change_current: {
+    subject: 'Confirm the change of your Namaa email address',
+    intro: (ctx) =>
+      `Someone (hopefully you) asked to change the email address of your Namaa account to ${ctx.newEmail ?? 'a new address'}. ` +
+      'The change happens only after this address and the new one both confirm.',
+    action: 'Confirm the change',
+  },
 };
 
-export function renderMail(kind: MailKind, link: string, code: string, expiresMinutes: number): RenderedMail {
+export function renderMail(
+  kind: MailKind,
+  link: string,
+  code: string,
+  expiresMinutes: number,
+  ctx: MailContext = {},
+): RenderedMail {
   const c = copy[kind];
+  const intro = typeof c.intro === 'function' ? c.intro(ctx) : c.intro;
   const text = [
-    c.intro,
+    intro,
     '',
     `${c.action}: ${link}`,
     '',
@@ -41,7 +62,7 @@ export function renderMail(kind: MailKind, link: string, code: string, expiresMi
     'If you did not ask for this, ignore this email.',
   ].join('\n');
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
-<p>${escapeHtml(c.intro)}</p>
+<p>${escapeHtml(intro)}</p>
 <p><a href="${escapeHtml(link)}">${escapeHtml(c.action)}</a></p>
 <p>Or enter this code: <strong>${code}</strong></p>
 <p>The link and the code expire in ${expiresMinutes} minutes and work once. If you did not ask for this, ignore this email.</p>

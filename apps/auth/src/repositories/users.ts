@@ -105,6 +105,21 @@ export async function confirmEmail(db: DbOrTx, user: UserRow, now: Date): Promis
   return updated;
 }
 
+/**
+ * Counts one confirmation of the pending email change and returns the user with the new count. One
+ * UPDATE: when both links are used at once, the second waits on the row lock and counts on top of
+ * the first, so exactly one of them sees the change complete.
+ */
+export async function countEmailChangeConfirmation(db: DbOrTx, id: string): Promise<UserRow> {
+  const [row] = await db
+    .update(users)
+    .set({ emailChangeConfirmStatus: sql`${users.emailChangeConfirmStatus} + 1` })
+    .where(eq(users.id, id))
+    .returning();
+  if (!row) throw new Error('user vanished');
+  return row;
+}
+
 /** Applies a confirmed email change to the user and its email identity. */
 export async function applyEmailChange(
   db: DbOrTx,
@@ -116,6 +131,7 @@ export async function applyEmailChange(
     email: newEmail,
     emailChange: null,
     emailChangeSentAt: null,
+    emailChangeConfirmStatus: 0,
     emailConfirmedAt: user.emailConfirmedAt ?? now,
     updatedAt: now,
   });

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
+import { EMAIL_CHANGE_HALF_CONFIRMED } from '../domain/email-change.ts';
 import { verifyToken } from '../domain/verify.ts';
 import { AuthError } from '../errors.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
@@ -43,6 +44,12 @@ export function verifyRoutes(deps: Deps) {
       if (!token || !type) throw new AuthError('validation_failed', 'Verify requires a token and a type');
       const result = await verifyToken(deps, { type, tokenHash: token }, c.get('meta'), { pkceLink: true });
       const target = redirectFor(deps, c, requested ?? result.redirectTo);
+      if (result.halfConfirmed) {
+        // GoTrue's shape: the message in the fragment, and for a PKCE link in the query as well.
+        const url = new URL(target);
+        if (result.halfConfirmed.pkceLink) url.searchParams.set('message', EMAIL_CHANGE_HALF_CONFIRMED);
+        return c.redirect(withFragment(url.href, { message: EMAIL_CHANGE_HALF_CONFIRMED, sb: '' }), 303);
+      }
       if (result.authCode) {
         // PKCE: only the one-time code travels in the URL; the client exchanges it with its verifier.
         const url = new URL(target);
@@ -90,7 +97,10 @@ export function verifyRoutes(deps: Deps) {
     path: '/verify',
     summary: 'Verify a token_hash, or an email + 6-digit code; returns a session',
     body: verifyBody,
-    responses: { 200: 'Session', 403: 'otp_expired' },
+    responses: {
+      200: 'Session; for the first confirmation of a secure email change {msg, code}',
+      403: 'otp_expired',
+    },
   });
   r.post('/verify', async (c) => {
     const body = parseBody(c, verifyBody);
@@ -113,6 +123,8 @@ export function verifyRoutes(deps: Deps) {
       );
     }
     c.header('Cache-Control', 'no-store');
+    // The first of a secure email change's two confirmations: no session yet (GoTrue's body, code a string).
+    if (result.halfConfirmed) return c.json({ msg: EMAIL_CHANGE_HALF_CONFIRMED, code: '200' });
     return c.json(result.session);
   });
   return r;

@@ -108,6 +108,18 @@ describe.each(endpoints)('$method $path', (e) => {
     }
   });
 
+  it('rejects bodies nested deeper than 64 levels with 400 bad_json (10,000 deep was a 500)', async () => {
+    for (const body of [
+      `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+      `{"email":"a@b.c","password":"secret-pass","data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+      `{"data":${'{"a":'.repeat(65)}1${'}'.repeat(65)}}`,
+    ]) {
+      const r = await send(e, body);
+      if (e.path === '/logout' && r.status === 204) continue;
+      expectGoTrueError(r, 'bad_json');
+    }
+  });
+
   it('rejects bodies over 1 MB with 413', async () => {
     const r = await send(e, JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024 + 10) }));
     expectGoTrueError(r, 'request_entity_too_large');

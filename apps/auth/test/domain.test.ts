@@ -13,6 +13,7 @@ import { decideReuse, MAX_CHAIN_WALK } from '../src/domain/refresh.ts';
 import { childRefreshToken } from '../src/domain/session-tokens.ts';
 import { mergeMetadata } from '../src/domain/user-update.ts';
 import { type AuthError, requestedApiVersion } from '../src/errors.ts';
+import { jsonNestsDeeperThan } from '../src/http/json-depth.ts';
 
 describe('refresh-token reuse rules', () => {
   const secret = 'test-secret';
@@ -249,5 +250,20 @@ describe('errors and config', () => {
     ).toBe(true);
     expect(() => loadConfig({ MAILER_AUTOCONFIRM: 'maybe' })).toThrow(/MAILER_AUTOCONFIRM/);
     expect(() => loadConfig({ PASSWORD_MIN_LENGTH: '3' })).toThrow(/PASSWORD_MIN_LENGTH/);
+  });
+});
+
+describe('JSON nesting limit', () => {
+  it('counts objects and arrays, not brackets inside strings or escaped quotes', () => {
+    expect(jsonNestsDeeperThan('{"a":[{"b":1}]}', 3)).toBe(false);
+    expect(jsonNestsDeeperThan('{"a":[{"b":[1]}]}', 3)).toBe(true);
+    expect(jsonNestsDeeperThan('{"a":"[[[[{{{{"}', 1)).toBe(false);
+    // An escaped quote does not end the string: the brackets after it are still text.
+    expect(jsonNestsDeeperThan(String.raw`{"a":"\"[[[","b":1}`, 1)).toBe(false);
+    // An escaped backslash does not escape the closing quote: counting resumes after it.
+    expect(jsonNestsDeeperThan(String.raw`{"a":"\\","b":[[1]]}`, 2)).toBe(true);
+    expect(jsonNestsDeeperThan(String.raw`{"a":"\\","b":[1]}`, 2)).toBe(false);
+    expect(jsonNestsDeeperThan('[[],[],[]]', 2)).toBe(false); // siblings do not add up
+    expect(jsonNestsDeeperThan(`${'['.repeat(100_000)}`, 64)).toBe(true); // no recursion, no overflow
   });
 });

@@ -7,6 +7,7 @@ import { AuthError } from '../errors.ts';
 import { findSessionWithUserAndRelations } from '../repositories/sessions.ts';
 import type { FactorRow, IdentityRow } from '../repositories/users.ts';
 import { type AppEnv, clientIp } from './context.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -89,6 +90,11 @@ export function jsonBody(): MiddlewareHandler<AppEnv> {
     }
     if (text.trim() === '') c.set('body', {});
     else {
+      if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH))
+        throw new AuthError(
+          'bad_json',
+          `Could not parse request body as JSON: nested deeper than ${MAX_JSON_DEPTH} levels`,
+        );
       try {
         c.set('body', JSON.parse(text));
       } catch (err) {

@@ -64,6 +64,11 @@ const envSchema = z.object({
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000).default(100),
   RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(30),
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000).default(30),
+  // 6-digit email codes entered per address per hour, from anywhere: what bounds guessing a code
+  // (10⁶ of them) by many IPs at once; re-mailing a code does not reset it. The link in the same
+  // mail is not counted (its token is unguessable), so an attacker burning this budget cannot stop
+  // the owner from confirming or recovering.
+  RATE_LIMIT_VERIFY_CODES_PER_ADDRESS: int(0, 1_000_000).default(10),
   RATE_LIMIT_MFA_PER_IP: int(0, 1_000_000).default(75),
   // Failed sign-ins per (account, client network): this many are free, then each further one waits
   // 1, 2, 4 … seconds up to RATE_LIMIT_SIGNIN_BACKOFF_MAX; a success or 2 quiet days reset it.
@@ -139,6 +144,7 @@ export type Config = {
     signinPerAccount: number;
     otpPerIp: number;
     verifyPerIp: number;
+    verifyCodesPerAddress: number;
     emailPerAddress: number;
     emailWindow: number;
     mfaPerIp: number;
@@ -265,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
+      verifyCodesPerAddress: e.RATE_LIMIT_VERIFY_CODES_PER_ADDRESS,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,
       emailWindow: e.RATE_LIMIT_EMAIL_WINDOW,
       mfaPerIp: e.RATE_LIMIT_MFA_PER_IP,

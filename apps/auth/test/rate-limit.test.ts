@@ -34,6 +34,7 @@ async function server(env: Record<string, string>) {
     RATE_LIMIT_SIGNIN_PER_ACCOUNT: 'signinPerAccount',
     RATE_LIMIT_OTP_PER_IP: 'otpPerIp',
     RATE_LIMIT_VERIFY_PER_IP: 'verifyPerIp',
+    RATE_LIMIT_VERIFY_CODES_PER_ADDRESS: 'verifyCodesPerAddress',
     RATE_LIMIT_MFA_PER_IP: 'mfaPerIp',
     RATE_LIMIT_SIGNIN_BACKOFF_AFTER: 'signinBackoffAfter',
     RATE_LIMIT_SIGNIN_BACKOFF_MAX: 'signinBackoffMax',
@@ -148,6 +149,56 @@ describe('429 responses', () => {
     expect((await verify()).status).toBe(403);
     expect((await verify()).status).toBe(403);
     expect((await verify()).status).toBe(429);
+  });
+});
+
+describe('6-digit email codes', () => {
+  it('are limited per address across IPs and re-sent codes, while the link keeps working', async () => {
+    const t = await server({
+      RATE_LIMIT_VERIFY_CODES_PER_ADDRESS: '3',
+      TRUST_PROXY: '127.0.0.1,::1,::ffff:127.0.0.1',
+    });
+    freeze(t);
+    const email = uniqueEmail('codes');
+    expect((await t.client().auth.signUp({ email, password: 'correct horse' })).error).toBeNull();
+    const recover = () =>
+      t.api('/recover', { method: 'POST', body: JSON.stringify({ email }) }).then((r) => r.status);
+    expect(await recover()).toBe(200);
+    const first = await t.inbox.waitFor(email);
+    // Three wrong guesses, each from a different client address.
+    for (const [i, guess] of ['000000', '111111', '222222'].entries()) {
+      const r = await t.api('/verify', {
+        method: 'POST',
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+        body: JSON.stringify({ type: 'recovery', email, token: guess === first.code ? '333333' : guess }),
+      });
+      expect(r.status).toBe(403);
+    }
+    // A fresh code does not reset the budget: even the right code from a fourth address is refused.
+    expect(await recover()).toBe(200);
+    const second = await t.inbox.waitFor(email);
+    const right = await t.api('/verify', {
+      method: 'POST',
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+      body: JSON.stringify({ type: 'recovery', email, token: second.code }),
+    });
+    expect(right.status).toBe(429);
+    expect(await right.json()).toMatchObject({ error_code: 'over_request_rate_limit' });
+    // Another address has its own budget; the owner's link is not counted and still signs in.
+    const other = await t.api('/verify', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'recovery', email: uniqueEmail('other'), token: '123456' }),
+    });
+    expect(other.status).toBe(403);
+    const link = await t.api('/verify', {
+      method: 'POST',
+      body: JSON.stringify({
+        type: 'recovery',
+        token_hash: new URL(second.links[0] as string).searchParams.get('token'),
+      }),
+    });
+    expect(link.status).toBe(200);
+    expect(await link.json()).toMatchObject({ user: { email } });
   });
 });
 

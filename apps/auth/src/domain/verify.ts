@@ -20,7 +20,7 @@ import {
 import { normalizeEmail } from './email.ts';
 import { otpHash } from './email-tokens.ts';
 import { issueFlowAuthCode } from './pkce.ts';
-import { enforceRateLimits, ipBucket } from './rate-limit.ts';
+import { enforceRateLimits, ipBucket, type Limit } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
 
@@ -56,9 +56,14 @@ export async function verifyToken(
   const types = verifyTypes[input.type];
   if (!types) throw new AuthError('validation_failed', `Invalid verification type: ${input.type}`);
   const rl = deps.config.rateLimits;
-  const limits = [{ key: `verify:ip:${ipBucket(meta.ip)}`, limit: rl.verifyPerIp }];
+  const limits: Limit[] = [{ key: `verify:ip:${ipBucket(meta.ip)}`, limit: rl.verifyPerIp }];
+  // A 6-digit code can be guessed; the per-address hourly budget bounds that across all IPs.
   if ('email' in input)
-    limits.push({ key: `verify:acct:${normalizeEmail(input.email)}`, limit: rl.signinPerAccount });
+    limits.push({
+      key: `verify:code:${normalizeEmail(input.email)}`,
+      limit: rl.verifyCodesPerAddress,
+      windowSec: 3600,
+    });
   await enforceRateLimits(deps, limits, rl.window);
 
   const now = deps.clock();

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
+import { queryRows } from '../src/db/client.ts';
 import { ipBucket } from '../src/domain/rate-limit.ts';
 import { clientIp } from '../src/http/context.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
@@ -254,6 +255,31 @@ describe('atomic counters', () => {
 });
 
 describe('progressive sign-in back-off', () => {
+  it('does not count a right password refused for an unconfirmed email, and audits each refusal', async () => {
+    const t = await server({ RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '2', MAILER_AUTOCONFIRM: 'false' });
+    freeze(t);
+    const email = uniqueEmail('unconfirmed');
+    expect((await t.client().auth.signUp({ email, password: 'correct horse' })).error).toBeNull();
+    for (let i = 0; i < 6; i++) {
+      const r = await signIn(t, email, 'correct horse');
+      expect(r.status).toBe(400);
+      expect(await r.json()).toMatchObject({ error_code: 'email_not_confirmed' });
+    }
+    // Wrong passwords still back off after the two free attempts.
+    expect((await signIn(t, email, 'wrong-pass')).status).toBe(400);
+    expect((await signIn(t, email, 'wrong-pass')).status).toBe(400);
+    expect((await signIn(t, email, 'wrong-pass')).status).toBe(429);
+    const reasons = (
+      await queryRows<{ reason: string | null }>(
+        t.server.deps.db,
+        sql`select a.payload->>'reason' as reason from audit_log_entries a join users u on u.id = a.actor_id
+          where u.email = ${email} and a.action = 'login_failed'`,
+      )
+    ).map((r) => r.reason);
+    expect(reasons.filter((r) => r === 'email_not_confirmed')).toHaveLength(6);
+    expect(reasons.filter((r) => r === null)).toHaveLength(2);
+  });
+
   it('doubles the wait after the free attempts, caps it, and a success resets it', async () => {
     const t = await server({ RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '3', RATE_LIMIT_SIGNIN_BACKOFF_MAX: '8' });
     const clock = freeze(t);

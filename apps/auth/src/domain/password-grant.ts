@@ -6,7 +6,7 @@ import { audit } from '../repositories/audit.ts';
 import { startPasswordSession } from '../repositories/sessions.ts';
 import { isValidEmail, normalizeEmail } from './email.ts';
 import { passwordProblems } from './password-policy.ts';
-import { enforceSigninLimits } from './rate-limit.ts';
+import { clearBackoff, enforceSigninLimits } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse } from './session-tokens.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
@@ -48,8 +48,19 @@ export async function passwordGrant(
     throw new AuthError('invalid_credentials');
   }
   const now = deps.clock();
-  if (user.bannedUntil && user.bannedUntil > now) throw new AuthError('user_banned');
-  if (!user.emailConfirmedAt) throw new AuthError('email_not_confirmed');
+  const refusal =
+    user.bannedUntil && user.bannedUntil > now
+      ? 'user_banned'
+      : !user.emailConfirmedAt
+        ? 'email_not_confirmed'
+        : undefined;
+  if (refusal) {
+    // The password was right, so this was no guess: it must not count toward the back-off (an
+    // unconfirmed user retrying would end up with 429s), and the refusal is audited like a failure.
+    if (backoffKey) await clearBackoff(deps.db, backoffKey).catch(() => {});
+    await audit(deps.db, 'login_failed', user.id, meta.ip, { reason: refusal }).catch(() => {});
+    throw new AuthError(refusal);
+  }
 
   const newHash = result.needsRehash ? await hashPassword(input.password) : undefined;
   // One statement (atomic): last sign-in stamp (+ rehash), session, refresh token, audit row, back-off reset.

@@ -104,6 +104,21 @@ describe('PKCE email links', () => {
     expect((await sb.auth.updateUser({ password: 'Brand-New-Pass-8812' })).error).toBeNull();
   });
 
+  it('signing up again before confirming mails a fresh PKCE link for the new request', async () => {
+    const email = uniqueEmail('pkce-again');
+    await pkceClient().auth.signUp({ email, password: PASSWORD });
+    await t.inbox.waitFor(email);
+    // The visitor signs up again (another tab or device): the new mail must work with this client.
+    const again = pkceClient();
+    expect((await again.auth.signUp({ email, password: PASSWORD })).error).toBeNull();
+    const mail = await t.inbox.waitFor(email);
+    const { data, error } = await again.auth.exchangeCodeForSession(
+      await codeFromLink(mail.links[0] as string),
+    );
+    expect(error).toBeNull();
+    expect(data.user?.email).toBe(email);
+  });
+
   it('email change and resend carry the challenge too', async () => {
     const email = uniqueEmail('pkce-chg');
     const sb = pkceClient();

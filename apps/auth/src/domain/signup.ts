@@ -57,7 +57,7 @@ export async function signUp(
   if (existing) {
     // The same argon2 work as a new sign-up, so CPU load does not tell the two apart either.
     await hashPassword(input.password);
-    return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, true);
+    return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, input.pkce, true);
   }
 
   // Hash before opening the transaction: the slow part never holds a connection or the PGlite lock.
@@ -104,7 +104,7 @@ export async function signUp(
     // without sending a second email (the winner's is on its way).
     if (isUniqueViolation(err)) {
       const winner = await findUserByEmail(deps.db, email);
-      if (winner) return repeatedSignup(deps, winner.id, email, data, redirectTo, meta, false);
+      if (winner) return repeatedSignup(deps, winner.id, email, data, redirectTo, meta, input.pkce, false);
     }
     throw err;
   }
@@ -117,6 +117,7 @@ async function repeatedSignup(
   data: Record<string, unknown>,
   redirectTo: string,
   meta: RequestMeta,
+  pkce: PkceParams | undefined,
   mayResend: boolean,
 ): Promise<Record<string, unknown>> {
   const user = await findUserByEmail(deps.db, email);
@@ -133,7 +134,8 @@ async function repeatedSignup(
     const now = deps.clock();
     current = await deps.db.transaction(async (tx) => {
       const updated = await updateUser(tx, user.id, { confirmationSentAt: now, updatedAt: now });
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo });
+      // The fresh link follows the flow of this request (PKCE: ?code= for this client's verifier).
+      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo, pkce });
       await audit(tx, 'user_confirmation_requested', user.id, meta.ip, {});
       return updated;
     });

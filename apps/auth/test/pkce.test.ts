@@ -104,6 +104,22 @@ describe('PKCE email links', () => {
     expect((await sb.auth.updateUser({ password: 'Brand-New-Pass-8812' })).error).toBeNull();
   });
 
+  it('a used PKCE link reports the error in the query string as well as the fragment', async () => {
+    const sb = pkceClient();
+    const email = uniqueEmail('pkce-used');
+    await sb.auth.signUp({ email, password: PASSWORD, options: { emailRedirectTo: `${t.url}/welcome` } });
+    const link = (await t.inbox.waitFor(email)).links[0] as string;
+    expect(new URL(link).searchParams.get('token')).toMatch(/^pkce_/); // GoTrue's PKCE link marker
+    await codeFromLink(link);
+    const again = await fetch(link, { redirect: 'manual' });
+    const location = new URL(again.headers.get('location') as string);
+    expect(location.pathname).toBe('/welcome');
+    expect(location.searchParams.get('error_code')).toBe('otp_expired');
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('error_description')).toBe('Email link is invalid or has expired');
+    expect(new URLSearchParams(location.hash.slice(1)).get('error_code')).toBe('otp_expired');
+  });
+
   it('signing up again before confirming mails a fresh PKCE link for the new request', async () => {
     const email = uniqueEmail('pkce-again');
     await pkceClient().auth.signUp({ email, password: PASSWORD });

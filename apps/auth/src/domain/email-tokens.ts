@@ -6,6 +6,8 @@ import { type OneTimeTokenType, replaceOneTimeToken } from '../repositories/one-
 import { enqueueMail } from '../repositories/outbox.ts';
 import { createFlowState, type PkceParams } from './pkce.ts';
 
+export const PKCE_LINK_PREFIX = 'pkce_';
+
 /** The keyed hash of a 6-digit code, bound to the address and token type. */
 export function otpHash(deps: Deps, type: OneTimeTokenType, address: string, code: string): string {
   return hmac(deps.secrets.otp, `${type}:${address}:${code}`);
@@ -45,7 +47,9 @@ export async function issueEmailToken(
   const now = deps.clock();
   // PKCE: the link will redirect with ?code= for this flow instead of tokens in the fragment.
   const flowStateId = p.pkce ? await createFlowState(deps, tx, p.userId, p.type, p.pkce) : undefined;
-  const token = randomToken(32);
+  // GoTrue marks PKCE links with this prefix; GET /verify then also reports errors in the query
+  // string, where a server-side PKCE callback looks (the token row may be gone by then).
+  const token = p.pkce ? `${PKCE_LINK_PREFIX}${randomToken(32)}` : randomToken(32);
   const code = randomOtp();
   await replaceOneTimeToken(tx, {
     userId: p.userId,

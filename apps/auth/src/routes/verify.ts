@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { EMAIL_CHANGE_HALF_CONFIRMED } from '../domain/email-change.ts';
+import { PKCE_LINK_PREFIX } from '../domain/email-tokens.ts';
 import { verifyToken } from '../domain/verify.ts';
 import { AuthError } from '../errors.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
@@ -72,23 +73,22 @@ export function verifyRoutes(deps: Deps) {
       );
     } catch (err) {
       if (!(err instanceof AuthError) || err.status >= 500) throw err;
-      const target = redirectFor(deps, c, requested);
       const error =
         err.status === 429
           ? 'invalid_request'
           : err.code === 'validation_failed'
             ? 'invalid_request'
             : 'access_denied';
-      return c.redirect(
-        withFragment(target, {
-          error,
-          error_code: err.code,
-          error_description:
-            err.code === 'otp_expired' ? 'Email link is invalid or has expired' : err.message,
-          sb: '',
-        }),
-        303,
-      );
+      const params = {
+        error,
+        error_code: err.code,
+        error_description: err.code === 'otp_expired' ? 'Email link is invalid or has expired' : err.message,
+      };
+      // Always in the fragment; for a PKCE link (GoTrue's prefix) in the query string as well.
+      const url = new URL(redirectFor(deps, c, requested));
+      if (token.startsWith(PKCE_LINK_PREFIX))
+        for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      return c.redirect(withFragment(url.href, { ...params, sb: '' }), 303);
     }
   });
 

@@ -9,6 +9,7 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { queryRows } from '../src/db/client.ts';
 import { ipBucket } from '../src/domain/rate-limit.ts';
 import { clientIp } from '../src/http/context.ts';
+import { deleteOldCounters } from '../src/repositories/rate-limits.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
 
 // One service for the file; each test sets its limits on the live configuration (read per request)
@@ -329,6 +330,56 @@ describe('progressive sign-in back-off', () => {
     for (let i = 0; i < 6; i++) await signIn(t, email, 'guess', { 'x-forwarded-for': '203.0.113.66' });
     expect((await signIn(t, email, 'guess', { 'x-forwarded-for': '203.0.113.66' })).status).toBe(429);
     expect((await signIn(t, email, 'correct horse', { 'x-forwarded-for': '192.0.2.10' })).status).toBe(200);
+  });
+
+  it('lets the owner in from a network they signed in from when others fill the account window', async () => {
+    const t = await server({
+      RATE_LIMIT_SIGNIN_PER_ACCOUNT: '3',
+      RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '1000',
+      TRUST_PROXY: '127.0.0.1,::1,::ffff:127.0.0.1',
+    });
+    const clock = freeze(t);
+    const email = uniqueEmail('known');
+    await t.client().auth.signUp({ email, password: 'correct horse' });
+    const from = (ip: string, password: string) => signIn(t, email, password, { 'x-forwarded-for': ip });
+    // The owner signs in at home (an IPv6 /64: another address in it is the same network).
+    expect((await from('2001:db8:1:2::10', 'correct horse')).status).toBe(200);
+    // An attacker spread over other networks fills the account window.
+    const guesses = [];
+    for (let i = 0; i < 5; i++) guesses.push((await from(`203.0.113.${i + 1}`, 'guess')).status);
+    expect(guesses).toEqual([400, 400, 429, 429, 429]);
+    // A new network gets 429 even with the right password; the owner's known network does not.
+    expect((await from('198.51.100.7', 'correct horse')).status).toBe(429);
+    expect((await from('2001:db8:1:2::99', 'correct horse')).status).toBe(200);
+    // The network stays known for 30 days from the last sign-in, then counts like any other.
+    clock.advance(29 * 86400_000);
+    for (let i = 0; i < 4; i++) await from(`203.0.113.${i + 1}`, 'guess');
+    expect((await from('2001:db8:1:2::10', 'correct horse')).status).toBe(200);
+    clock.advance(31 * 86400_000);
+    for (let i = 0; i < 4; i++) await from(`203.0.113.${i + 1}`, 'guess');
+    expect((await from('2001:db8:1:2::10', 'correct horse')).status).toBe(429);
+  });
+});
+
+describe('counter clean-up', () => {
+  it('drops old windows and back-off rows after 2 quiet days, known networks after 32', async () => {
+    const t = await server({});
+    const db = t.server.deps.db;
+    const day = 86400_000;
+    const now = Date.now();
+    const at = (daysAgo: number) => new Date(now - daysAgo * day).toISOString();
+    await db.execute(sql`insert into rate_limit_counters (key, window_start, count, last_hit_at) values
+      ('signin:ip:old', ${at(3)}::timestamptz, 1, null),
+      ('signin:ip:new', ${at(1)}::timestamptz, 1, null),
+      ('backoff:signin:old', timestamptz 'epoch', 4, ${at(3)}::timestamptz),
+      ('backoff:signin:new', timestamptz 'epoch', 4, ${at(1)}::timestamptz),
+      ('known:signin:old', timestamptz 'epoch', 1, ${at(33)}::timestamptz),
+      ('known:signin:new', timestamptz 'epoch', 1, ${at(20)}::timestamptz)`);
+    await deleteOldCounters(db, new Date(now - 2 * day));
+    const keys = (
+      await queryRows<{ key: string }>(db, sql`select key from rate_limit_counters order by key`)
+    ).map((r) => r.key);
+    expect(keys).toEqual(['backoff:signin:new', 'known:signin:new', 'signin:ip:new']);
   });
 });
 

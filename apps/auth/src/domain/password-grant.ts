@@ -30,7 +30,7 @@ export async function passwordGrant(
   // Window limits, the back-off reservation and the account look-up in one statement: the attempt
   // counts as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
   // The account is read in the same statement (an invalid address is never looked up).
-  const { backoffKey, user } = await enforceSigninLimits(deps, email, meta.ip, {
+  const { backoffKey, knownKey, user } = await enforceSigninLimits(deps, email, meta.ip, {
     reserve: !oversized,
     lookUp: !oversized && isValidEmail(email),
   });
@@ -79,6 +79,7 @@ export async function passwordGrant(
     userAgent: meta.userAgent,
     tokenHash: sha256(refreshToken),
     backoffKey,
+    knownKey,
   });
   const response = await sessionResponse(
     deps,

@@ -85,11 +85,17 @@ export function signinBackoffKey(email: string, ip: string): string {
   return `backoff:signin:${ipBucket(ip)}:${email}`;
 }
 
+/** Marks a network the account has signed in from (see SIGNIN_GATE_SQL): exempt from the account window. */
+export function knownNetworkKey(email: string, ip: string): string {
+  return `known:signin:${ipBucket(ip)}:${email}`;
+}
+
 /**
  * Progressive back-off for failed sign-ins per (account, client network): after the free attempts
  * each further failure doubles the wait (1 s, 2 s, 4 s … capped), never a permanent lock-out. Keyed
  * with the network so an attacker elsewhere cannot lock the owner out; the per-account window
- * (RATE_LIMIT_SIGNIN_PER_ACCOUNT) bounds distributed guessing. Unknown emails go through the same
+ * (RATE_LIMIT_SIGNIN_PER_ACCOUNT) bounds distributed guessing, and networks the account signed in
+ * from within 30 days skip it, so filling it from elsewhere does not lock the owner out either. Unknown emails go through the same
  * steps, so the answer does not reveal whether the account exists.
  *
  * This is the whole rate-limit gate of a password sign-in in one database statement: the per-IP and
@@ -103,11 +109,12 @@ export async function enforceSigninLimits(
   email: string,
   ip: string,
   opts: { reserve: boolean; lookUp: boolean },
-): Promise<{ backoffKey: string | undefined; user: UserRow | undefined }> {
+): Promise<{ backoffKey: string | undefined; knownKey: string | undefined; user: UserRow | undefined }> {
   const rl = deps.config.rateLimits;
   const now = deps.clock();
   const ipKey = rl.signinPerIp > 0 ? `signin:ip:${ipBucket(ip)}` : null;
   const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
+  const knownKey = accountKey ? knownNetworkKey(email, ip) : null;
   const backoffKey = opts.reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
   const { start, retryAfter } = windowOf(now.getTime(), rl.window);
   const gate = await signinGate(deps.db, {
@@ -121,6 +128,7 @@ export async function enforceSigninLimits(
     freeAttempts: rl.signinBackoffAfter,
     maxDelaySec: rl.signinBackoffMax,
     email: opts.lookUp ? email : null,
+    knownKey,
   });
   const over = [ipKey, accountKey].find((k) => k !== null && gate.over.includes(k));
   if (over) throw tooMany(deps, over, retryAfter);
@@ -130,7 +138,7 @@ export async function enforceSigninLimits(
       backoffKey,
       await backoffWait(deps.db, backoffKey, now, rl.signinBackoffAfter, rl.signinBackoffMax),
     );
-  return { backoffKey: backoffKey ?? undefined, user: gate.user };
+  return { backoffKey: backoffKey ?? undefined, knownKey: knownKey ?? undefined, user: gate.user };
 }
 
 export { clearBackoff };

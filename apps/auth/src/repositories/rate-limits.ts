@@ -23,11 +23,17 @@ export async function hitCounters(db: Db, keys: string[], windowStart: Date): Pr
   return new Map(rows.map((r) => [r.key, Number(r.count)]));
 }
 
+/** How long a network stays known to an account after a successful password sign-in from it. */
+export const KNOWN_NETWORK_DAYS = 30;
+
 export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void> {
+  const knownBefore = new Date(before.getTime() - KNOWN_NETWORK_DAYS * 86400_000);
   await db.execute(
-    // Back-off rows (at the epoch) go after 2 quiet days, i.e. by their last failure.
+    // Back-off rows (at the epoch) go after 2 quiet days, i.e. by their last failure; known-network
+    // rows (also at the epoch) after KNOWN_NETWORK_DAYS more.
     sql`delete from rate_limit_counters where window_start < ${before.toISOString()}::timestamptz
-      and (last_hit_at is null or last_hit_at < ${before.toISOString()}::timestamptz)`,
+      and (last_hit_at is null or last_hit_at < ${before.toISOString()}::timestamptz)
+      and (key not like 'known:%' or last_hit_at < ${knownBefore.toISOString()}::timestamptz)`,
   );
 }
 
@@ -41,9 +47,17 @@ export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void>
 // (a null key is a disabled limit: not counted) and, only when both are within their limits, the
 // back-off reservation; and the account look-up (by email, null to skip), read in the same
 // round trip. Same rows, same atomicity, one statement instead of three.
-const SIGNIN_GATE_SQL = `with hits as (
+// A network the account signed in from within KNOWN_NETWORK_DAYS (its `known:` row, $11, stamped by
+// the session statement) skips the per-account window: an attacker filling that window elsewhere
+// cannot lock the owner out; the per-IP window and the back-off still apply to it.
+const SIGNIN_GATE_SQL = `with known as (
+    select 1 from rate_limit_counters
+    where key = $11::text and window_start = timestamptz 'epoch' and last_hit_at > $12::timestamptz),
+  hits as (
     insert into rate_limit_counters (key, window_start, count)
-    select k, $3::timestamptz, 1 from unnest(array[$1::text, $2::text]) as k where k is not null
+    select k, $3::timestamptz, 1
+    from unnest(array[$1::text, case when exists (select 1 from known) then null else $2::text end]) as k
+    where k is not null
     on conflict (key, window_start) do update set count = rate_limit_counters.count + 1
     returning key, count),
   over as (
@@ -73,6 +87,8 @@ export type SigninGate = {
   maxDelaySec: number;
   /** The account to look up (null: none, e.g. an invalid address). */
   email: string | null;
+  /** This network's known-network key for the account (null: no per-account window). */
+  knownKey: string | null;
 };
 
 /**
@@ -99,6 +115,8 @@ export async function signinGate(
     String(g.freeAttempts),
     String(g.maxDelaySec),
     g.email,
+    g.knownKey,
+    new Date(g.now.getTime() - KNOWN_NETWORK_DAYS * 86400_000).toISOString(),
   ]);
   const raw = row?.u;
   const over = row?.over ?? [];

@@ -187,8 +187,8 @@ export async function findSessionWithUserAndRelations(
 
 // The write side of a password sign-in in ONE statement (atomic like a transaction): stamp the
 // user's last sign-in (and store a rehashed password), create the session and its first refresh
-// token, write the audit row, forget the back-off failures; return the user with identities and
-// factors for the response.
+// token, write the audit row, forget the back-off failures, mark the network known to the account
+// (rate-limits.ts; re-stamped at most daily, so a busy account's sign-ins write no extra row); return the user with identities and factors for the response.
 const PASSWORD_SESSION_SQL = `with u as (
     update users set last_sign_in_at = $2::timestamptz, encrypted_password = coalesce($3::text, encrypted_password)
     where id = $1::uuid returning *),
@@ -202,7 +202,12 @@ const PASSWORD_SESSION_SQL = `with u as (
   a as (
     insert into audit_log_entries (id, action, actor_id, ip_address, payload)
     select $10::uuid, 'login', u.id, $6::text, '{"provider":"email"}'::jsonb from u),
-  b as (delete from rate_limit_counters where key = $11::text)
+  b as (delete from rate_limit_counters where key = $11::text),
+  k as (
+    insert into rate_limit_counters (key, window_start, count, last_hit_at)
+    select $12::text, timestamptz 'epoch', 1, $2::timestamptz where $12::text is not null
+    on conflict (key, window_start) do update set last_hit_at = excluded.last_hit_at
+      where rate_limit_counters.last_hit_at < $2::timestamptz - interval '1 day')
   select json_build_object(
     'user', row_to_json(u),
     'session', (select row_to_json(s) from s),
@@ -223,6 +228,7 @@ export async function startPasswordSession(
     userAgent?: string | undefined;
     tokenHash: string;
     backoffKey?: string | undefined;
+    knownKey?: string | undefined;
   },
 ): Promise<{ user: UserRow; session: SessionRow; identities: IdentityRow[]; factors: FactorRow[] }> {
   const rows = await hotQuery<{ r: Omit<RefreshJson, 'rotated' | 'token' | 'active_hash'> | string }>(
@@ -241,6 +247,7 @@ export async function startPasswordSession(
       p.tokenHash,
       randomUUID(),
       p.backoffKey ?? null,
+      p.knownKey ?? null,
     ],
   );
   const raw = rows[0]?.r;

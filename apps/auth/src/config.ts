@@ -44,6 +44,11 @@ const envSchema = z.object({
   // GoTrue's default: an email change needs the link sent to the current address AND the one sent to
   // the new address, so a stolen session alone cannot move the account to an attacker's mailbox.
   MAILER_SECURE_EMAIL_CHANGE_ENABLED: bool.default(true),
+  // A password change from a session older than 24 h needs the code mailed by GET /reauthenticate
+  // (GoTrue's rule). On by default, unlike GoTrue: a token stolen from a long-lived session must not
+  // be enough to change the password (ASVS 6.2.3). A recovery link's session is fresh, so resetting
+  // a forgotten password needs no extra code.
+  SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: bool.default(true),
   REFRESH_TOKEN_REUSE_INTERVAL: int(0, 3600).default(10),
   PASSWORD_MIN_LENGTH: int(6, 100).default(6),
   // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
@@ -113,6 +118,7 @@ export type Config = {
   MAILER_AUTOCONFIRM: boolean;
   MAILER_OTP_EXP: number;
   MAILER_SECURE_EMAIL_CHANGE_ENABLED: boolean;
+  SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: boolean;
   REFRESH_TOKEN_REUSE_INTERVAL: number;
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
@@ -241,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
     MAILER_OTP_EXP: e.MAILER_OTP_EXP,
     MAILER_SECURE_EMAIL_CHANGE_ENABLED: e.MAILER_SECURE_EMAIL_CHANGE_ENABLED,
+    SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: e.SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION,
     REFRESH_TOKEN_REUSE_INTERVAL: e.REFRESH_TOKEN_REUSE_INTERVAL,
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,

@@ -35,6 +35,8 @@ export const errorTable = {
   flow_state_expired: { status: 422, message: 'Flow state has expired' },
   bad_code_verifier: { status: 400, message: 'code challenge does not match previously saved code verifier' },
   flow_state_already_used: { status: 422, message: 'Flow state has already been used' },
+  reauthentication_needed: { status: 400, message: 'Password update requires reauthentication' },
+  reauthentication_not_valid: { status: 422, message: 'Nonce has expired or is invalid' },
   insufficient_aal: {
     status: 401,
     message: 'AAL2 session is required to update email or password when MFA is enabled.',

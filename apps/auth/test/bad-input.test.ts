@@ -295,4 +295,22 @@ describe('other bad input', () => {
     const head = await fetch(`${t.url}/auth/v1/verify?token=nope&type=signup`, { method: 'HEAD' });
     expect(head.status).toBe(200);
   });
+
+  it('GET /reauthenticate needs a valid bearer token; a wrong-type nonce is a 400', async () => {
+    const anonymous = await t.api('/reauthenticate');
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error_code).toBe('no_authorization');
+    const forged = await t.api('/reauthenticate', { headers: { authorization: 'Bearer a.b.c' } });
+    expect(forged.status).toBe(403);
+    expect((await forged.json()).error_code).toBe('bad_jwt');
+    for (const nonce of [123456, ['123456'], { $ne: '' }, 'x'.repeat(101)]) {
+      const res = await t.api('/user', {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify({ password: 'another-pass-1', nonce }),
+      });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error_code).toBe('validation_failed');
+    }
+  });
 });

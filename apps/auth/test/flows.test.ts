@@ -1,5 +1,6 @@
 // Every email + password flow of issue 2, driven by the official supabase-js client against the real
 // service, with mail received by a real SMTP server and links followed over HTTP.
+import { sql } from 'drizzle-orm';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
@@ -376,6 +377,50 @@ describe('user updates and recovery', () => {
     expect(error).toBeNull();
     expect(data.user?.email).toBe(email);
     expect(data.user?.new_email).toBe(next);
+  });
+});
+
+describe('password change from a session over 24 h old (reauthentication)', () => {
+  it('needs the nonce mailed by GET /reauthenticate, spent only by a change that succeeds', async () => {
+    const email = uniqueEmail('reauth');
+    const sb = await signUpConfirmed(email);
+    expect((await sb.auth.signInWithPassword({ email, password: 'correct horse' })).error).toBeNull();
+    // A fresh session changes the password without a nonce (as after a recovery link).
+    expect((await sb.auth.updateUser({ password: 'second password' })).error).toBeNull();
+    await t.server.deps.db.execute(sql`update sessions set created_at = now() - interval '25 hours'
+      where user_id = (select id from users where email = ${email})`);
+    expect((await sb.auth.updateUser({ password: 'third password' })).error).toMatchObject({
+      status: 400,
+      code: 'reauthentication_needed',
+    });
+    expect((await sb.auth.reauthenticate()).error).toBeNull();
+    const mail = await t.inbox.waitFor(email, (m) => /confirmation code/.test(m.subject));
+    expect(mail.links).toEqual([]); // a code only
+    const nonce = mail.code as string;
+    const wrong = nonce === '000000' ? '111111' : '000000';
+    expect((await sb.auth.updateUser({ password: 'third password', nonce: wrong })).error).toMatchObject({
+      status: 422,
+      code: 'reauthentication_not_valid',
+    });
+    // A change refused for another reason leaves the nonce unspent...
+    expect((await sb.auth.updateUser({ password: 'second password', nonce })).error?.code).toBe(
+      'same_password',
+    );
+    expect((await sb.auth.updateUser({ password: 'third password', nonce })).error).toBeNull();
+    expect(
+      (await t.client().auth.signInWithPassword({ email, password: 'third password' })).error,
+    ).toBeNull();
+    // ...and a successful one spends it.
+    expect((await sb.auth.updateUser({ password: 'fourth password', nonce })).error?.code).toBe(
+      'reauthentication_not_valid',
+    );
+    // SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION=false: GoTrue's default, no nonce asked.
+    t.config.SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION = false;
+    try {
+      expect((await sb.auth.updateUser({ password: 'fourth password' })).error).toBeNull();
+    } finally {
+      t.config.SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION = true;
+    }
   });
 });
 

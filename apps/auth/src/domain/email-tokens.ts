@@ -18,12 +18,14 @@ const verifyType: Record<OneTimeTokenType, string> = {
   recovery: 'recovery',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
+  reauthentication: 'reauthentication',
 };
 const mailKind: Record<OneTimeTokenType, MailKind> = {
   confirmation: 'confirmation',
   recovery: 'recovery',
   email_change_new: 'email_change',
   email_change_current: 'email_change_current',
+  reauthentication: 'reauthentication',
 };
 
 /**
@@ -42,6 +44,8 @@ export async function issueEmailToken(
     pkce?: PkceParams | undefined;
     /** The address an email change moves to (named in the mail to the current address). */
     newEmail?: string | undefined;
+    /** Mail the 6-digit code only (a reauthentication nonce): no link, whose token stays unusable. */
+    codeOnly?: boolean;
   },
 ): Promise<void> {
   const now = deps.clock();
@@ -66,7 +70,8 @@ export async function issueEmailToken(
   link.searchParams.set('token', token);
   link.searchParams.set('type', verifyType[p.type]);
   link.searchParams.set('redirect_to', p.redirectTo);
-  const mail = renderMail(mailKind[p.type], link.href, code, Math.round(deps.config.MAILER_OTP_EXP / 60), {
+  const minutes = Math.round(deps.config.MAILER_OTP_EXP / 60);
+  const mail = renderMail(mailKind[p.type], p.codeOnly ? undefined : link.href, code, minutes, {
     newEmail: p.newEmail,
   });
   await enqueueMail(tx, { userId: p.userId, kind: mailKind[p.type], to: p.to, ...mail });

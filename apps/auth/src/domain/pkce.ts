@@ -45,6 +45,7 @@ const AUTH_METHOD: Record<OneTimeTokenType, string> = {
   recovery: 'recovery',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
+  reauthentication: 'reauthentication', // never mailed as a link, so never a PKCE flow
 };
 
 /** Creates the flow state for a link being mailed (in the mail's transaction). */

@@ -13,12 +13,15 @@ import { hasVerifiedFactor } from './mfa-factors.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
 import type { PkceParams } from './pkce.ts';
 import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
+import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
 
 export type UserUpdateInput = {
   email?: string | undefined;
   password?: string | undefined;
+  /** The code from GET /reauthenticate, when the password change needs one. */
+  nonce?: string | undefined;
   data?: Record<string, unknown> | undefined;
   pkce?: PkceParams | undefined;
 };
@@ -59,10 +62,12 @@ export async function updateCurrentUser(
   );
   const now = deps.clock();
   let passwordHash: string | undefined;
+  const needsNonce = input.password !== undefined && passwordChangeNeedsNonce(deps, session);
   if (input.password !== undefined) {
     assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, {
       email: user.email ?? undefined,
     });
+    if (needsNonce) await checkNonceGiven(deps, user, input.nonce);
     if (user.encryptedPassword && (await verifyPassword(user.encryptedPassword, input.password)).ok)
       throw new AuthError('same_password');
     passwordHash = await hashPassword(input.password);
@@ -78,6 +83,7 @@ export async function updateCurrentUser(
     }
   }
   const updated = await deps.db.transaction(async (tx) => {
+    if (needsNonce) await consumeNonce(deps, tx, user, input.nonce ?? '');
     const patch: Partial<UserRow> = { updatedAt: now };
     if (input.data) patch.userMetadata = mergeMetadata(user.userMetadata, input.data);
     if (passwordHash) {
@@ -96,6 +102,7 @@ export async function updateCurrentUser(
         'confirmation',
         'email_change_new',
         'email_change_current',
+        'reauthentication',
       ]);
       await audit(tx, 'user_updated_password', user.id, meta.ip, {});
     }

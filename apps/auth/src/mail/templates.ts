@@ -1,7 +1,12 @@
 // Plain, dependency-free templates. Every message carries the link and the 6-digit code, so a user
 // whose mail scanner pre-opens links can still type the code.
 
-export type MailKind = 'confirmation' | 'recovery' | 'email_change' | 'email_change_current';
+export type MailKind =
+  | 'confirmation'
+  | 'recovery'
+  | 'email_change'
+  | 'email_change_current'
+  | 'reauthentication';
 export type RenderedMail = { subject: string; text: string; html: string };
 
 const escapeHtml = (s: string) =>
@@ -40,32 +45,41 @@ const copy: Record<
       'The change happens only after this address and the new one both confirm.',
     action: 'Confirm the change',
   },
+  // GET /reauthenticate: a code only (the nonce of a password change), no link.
+  reauthentication: {
+    subject: 'Your Namaa confirmation code',
+    intro:
+      'Someone (hopefully you) is changing the password of your Namaa account and must confirm it is you.',
+    action: 'Confirm',
+  },
 };
 
 export function renderMail(
   kind: MailKind,
-  link: string,
+  link: string | undefined,
   code: string,
   expiresMinutes: number,
   ctx: MailContext = {},
 ): RenderedMail {
   const c = copy[kind];
   const intro = typeof c.intro === 'function' ? c.intro(ctx) : c.intro;
+  const expiry = link
+    ? `The link and the code expire in ${expiresMinutes} minutes and work once.`
+    : `The code expires in ${expiresMinutes} minutes and works once.`;
+  const codeLine = link ? 'Or enter this code' : 'Enter this code';
   const text = [
     intro,
     '',
-    `${c.action}: ${link}`,
+    ...(link ? [`${c.action}: ${link}`, ''] : []),
+    `${codeLine}: ${code}`,
     '',
-    `Or enter this code: ${code}`,
-    '',
-    `The link and the code expire in ${expiresMinutes} minutes and work once.`,
+    expiry,
     'If you did not ask for this, ignore this email.',
   ].join('\n');
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
 <p>${escapeHtml(intro)}</p>
-<p><a href="${escapeHtml(link)}">${escapeHtml(c.action)}</a></p>
-<p>Or enter this code: <strong>${code}</strong></p>
-<p>The link and the code expire in ${expiresMinutes} minutes and work once. If you did not ask for this, ignore this email.</p>
+${link ? `<p><a href="${escapeHtml(link)}">${escapeHtml(c.action)}</a></p>\n` : ''}<p>${codeLine}: <strong>${code}</strong></p>
+<p>${expiry} If you did not ask for this, ignore this email.</p>
 </body></html>`;
   return { subject: c.subject, text, html };
 }

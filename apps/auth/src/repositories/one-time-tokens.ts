@@ -4,7 +4,12 @@ import type { DbOrTx } from '../db/client.ts';
 import { oneTimeTokens } from '../db/schema.ts';
 
 export type OneTimeTokenRow = typeof oneTimeTokens.$inferSelect;
-export type OneTimeTokenType = 'confirmation' | 'recovery' | 'email_change_new' | 'email_change_current';
+export type OneTimeTokenType =
+  | 'confirmation'
+  | 'recovery'
+  | 'email_change_new'
+  | 'email_change_current'
+  | 'reauthentication';
 
 /** Stores a new token, replacing any earlier one of the same type for that user (one live link each). */
 export async function replaceOneTimeToken(

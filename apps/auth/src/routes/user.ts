@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parsePkceParams } from '../domain/pkce.ts';
+import { requestReauthentication } from '../domain/reauthenticate.ts';
 import { userJson } from '../domain/user-json.ts';
 import { updateCurrentUser } from '../domain/user-update.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
@@ -41,11 +42,15 @@ export function userRoutes(deps: Deps) {
     method: 'put',
     path: '/user',
     summary:
-      'Update metadata, password (ends other sessions) or email (confirmed by a link to the new address)',
+      'Update metadata, password (ends other sessions; from a session over 24 h old with the nonce of GET /reauthenticate) or email (confirmed by links to the current and the new address)',
     auth: true,
     body: userUpdateBody,
     query: z.object({ redirect_to: z.string().optional() }),
-    responses: { 200: 'User', 422: 'weak_password / same_password / email_exists' },
+    responses: {
+      200: 'User',
+      400: 'reauthentication_needed',
+      422: 'weak_password / same_password / email_exists / reauthentication_not_valid',
+    },
   });
   r.put('/user', async (c) => {
     const body = parseBody(c, userUpdateBody);
@@ -57,6 +62,7 @@ export function userRoutes(deps: Deps) {
       {
         email: body.email,
         password: body.password,
+        nonce: body.nonce,
         data: parseMetadata(body.data),
         pkce: parsePkceParams(body),
       },
@@ -64,6 +70,19 @@ export function userRoutes(deps: Deps) {
       c.get('meta'),
     );
     return c.json(result);
+  });
+
+  r.use('/reauthenticate', requireUser(deps));
+  documentRoute(r, {
+    method: 'get',
+    path: '/reauthenticate',
+    summary: 'Mails the signed-in user a 6-digit nonce for a password change (PUT /user {password, nonce})',
+    auth: true,
+    responses: { 200: '{}', 429: 'over_email_send_rate_limit' },
+  });
+  r.get('/reauthenticate', async (c) => {
+    await requestReauthentication(deps, c.get('auth').user, c.get('meta'));
+    return c.json({});
   });
   return r;
 }

@@ -12,6 +12,7 @@ import { factorRoutes } from './routes/factors.ts';
 import { healthRoutes, SERVICE_VERSION } from './routes/health.ts';
 import { jwksRoutes } from './routes/jwks.ts';
 import { logoutRoutes } from './routes/logout.ts';
+import { reauthenticateRoutes } from './routes/reauthenticate.ts';
 import { recoverRoutes } from './routes/recover.ts';
 import { resendRoutes } from './routes/resend.ts';
 import { settingsRoutes } from './routes/settings.ts';
@@ -77,6 +78,7 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
     tokenRoutes(deps),
     verifyRoutes(deps),
     userRoutes(deps),
+    reauthenticateRoutes(deps),
     logoutRoutes(deps),
     recoverRoutes(deps),
     resendRoutes(deps),

@@ -2,7 +2,6 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { parsePkceParams } from '../domain/pkce.ts';
-import { requestReauthentication } from '../domain/reauthenticate.ts';
 import { userJson } from '../domain/user-json.ts';
 import { updateCurrentUser } from '../domain/user-update.ts';
 import { type AppEnv, parseBody, queryParam } from '../http/context.ts';
@@ -70,19 +69,6 @@ export function userRoutes(deps: Deps) {
       c.get('meta'),
     );
     return c.json(result);
-  });
-
-  r.use('/reauthenticate', requireUser(deps));
-  documentRoute(r, {
-    method: 'get',
-    path: '/reauthenticate',
-    summary: 'Mails the signed-in user a 6-digit nonce for a password change (PUT /user {password, nonce})',
-    auth: true,
-    responses: { 200: '{}', 429: 'over_email_send_rate_limit' },
-  });
-  r.get('/reauthenticate', async (c) => {
-    await requestReauthentication(deps, c.get('auth').user, c.get('meta'));
-    return c.json({});
   });
   return r;
 }

@@ -99,6 +99,11 @@ const envSchema = z.object({
   SMS_WEBHOOK_TOKEN: optionalString,
   // PKCE flow states (code_challenge on sign-up, recovery, email change) live this long.
   FLOW_STATE_EXPIRY: int(10, 86400).default(300),
+  // GoTrue's session limits, seconds (0 = none, GoTrue's default): a session ends this long after it
+  // began, or after going this long without a refresh; its refresh token then answers
+  // 400 session_expired and supabase-js signs the user out.
+  SESSIONS_TIMEBOX: int(0, 10 * 365 * 86400).default(0),
+  SESSIONS_INACTIVITY_TIMEOUT: int(0, 10 * 365 * 86400).default(0),
 });
 
 export type Config = {
@@ -144,6 +149,8 @@ export type Config = {
     smsWebhookToken: string | undefined;
   };
   FLOW_STATE_EXPIRY: number;
+  SESSIONS_TIMEBOX: number;
+  SESSIONS_INACTIVITY_TIMEOUT: number;
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -272,6 +279,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smsWebhookToken: e.SMS_WEBHOOK_TOKEN,
     },
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
+    SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
+    SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

@@ -380,6 +380,40 @@ describe('user updates and recovery', () => {
   });
 });
 
+describe('session limits (SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT)', () => {
+  it('end a session by its age or its idleness: its refresh token then answers session_expired', async () => {
+    const email = uniqueEmail('limits');
+    await signUpConfirmed(email);
+    const shift = (column: 'created_at' | 'refreshed_at', minutes: number) =>
+      t.server.deps.db.execute(sql`update sessions set ${sql.raw(column)} = now() - make_interval(mins => ${minutes})
+        where user_id = (select id from users where email = ${email})`);
+    const refresh = async (sb: ReturnType<TestServer['client']>) => (await sb.auth.refreshSession()).error;
+    try {
+      t.config.SESSIONS_TIMEBOX = 3600;
+      const boxed = t.client();
+      await boxed.auth.signInWithPassword({ email, password: 'correct horse' });
+      await shift('created_at', 50);
+      expect(await refresh(boxed)).toBeNull(); // 50 min into a 60 min box
+      await shift('created_at', 70);
+      expect(await refresh(boxed)).toMatchObject({ status: 400, code: 'session_expired' });
+
+      t.config.SESSIONS_TIMEBOX = 0;
+      t.config.SESSIONS_INACTIVITY_TIMEOUT = 3600;
+      const idle = t.client();
+      await idle.auth.signInWithPassword({ email, password: 'correct horse' });
+      await shift('refreshed_at', 50);
+      expect(await refresh(idle)).toBeNull(); // 50 min idle of 60
+      await shift('created_at', 600);
+      expect(await refresh(idle)).toBeNull(); // without a timebox the session's age does not count
+      await shift('refreshed_at', 70);
+      expect(await refresh(idle)).toMatchObject({ status: 400, code: 'session_expired' });
+    } finally {
+      t.config.SESSIONS_TIMEBOX = 0;
+      t.config.SESSIONS_INACTIVITY_TIMEOUT = 0;
+    }
+  });
+});
+
 describe('password change from a session over 24 h old (reauthentication)', () => {
   it('needs the nonce mailed by GET /reauthenticate, spent only by a change that succeeds', async () => {
     const email = uniqueEmail('reauth');

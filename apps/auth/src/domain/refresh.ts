@@ -50,9 +50,24 @@ export function decideReuse(p: {
   return { kind: 'revoke-family' };
 }
 
-function checkUsable(found: RefreshLookup, now: Date): void {
+/** The session limits as cut-off times: a session begun / last refreshed before them is over. */
+function sessionCutoffs(deps: Deps, now: Date): { startedAfter?: Date; refreshedAfter?: Date } {
+  const { SESSIONS_TIMEBOX: timebox, SESSIONS_INACTIVITY_TIMEOUT: idle } = deps.config;
+  return {
+    ...(timebox > 0 ? { startedAfter: new Date(now.getTime() - timebox * 1000) } : {}),
+    ...(idle > 0 ? { refreshedAfter: new Date(now.getTime() - idle * 1000) } : {}),
+  };
+}
+
+function checkUsable(found: RefreshLookup, now: Date, limits: ReturnType<typeof sessionCutoffs>): void {
   if (found.user.bannedUntil && found.user.bannedUntil > now) throw new AuthError('user_banned');
-  if (found.session.notAfter && found.session.notAfter <= now) throw new AuthError('session_expired');
+  const { session } = found;
+  if (
+    (session.notAfter && session.notAfter <= now) ||
+    (limits.startedAfter && session.createdAt <= limits.startedAfter) ||
+    (limits.refreshedAfter && (session.refreshedAt ?? session.createdAt) <= limits.refreshedAfter)
+  )
+    throw new AuthError('session_expired');
 }
 
 /**
@@ -69,11 +84,13 @@ export async function refreshGrant(
   const { db } = deps;
   const now = deps.clock();
   const child = childRefreshToken(deps.secrets.refreshChain, presented);
-  const args = { tokenHash: sha256(presented), childHash: sha256(child), now };
+  const limits = sessionCutoffs(deps, now);
+  const args = { tokenHash: sha256(presented), childHash: sha256(child), now, ...limits };
   let found: RefreshOutcome | undefined;
   try {
     found = await findAndRotateRefreshToken(db, args);
-    if (found) checkUsable(found, now); // the statement never rotates a banned user's or expired session's token
+    // The statement never rotates a banned user's or an ended session's token.
+    if (found) checkUsable(found, now, limits);
     // Active when read but rotated by a concurrent request before our update: read it again, now
     // revoked, and follow the reuse rules below.
     if (found && !found.rotated && !found.token.revoked) found = await findAndRotateRefreshToken(db, args);

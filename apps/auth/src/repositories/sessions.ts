@@ -84,8 +84,10 @@ export type RefreshOutcome = RefreshLookup & {
 // banned: `not r.revoked` is re-checked on the locked row, so of two concurrent rotations one wins),
 // insert the child, touch the session, and return everything the response needs as one JSON value.
 // The final SELECT sees the snapshot from before the writes, i.e. the token as presented.
+// $5 / $6: a session that began before $5 (SESSIONS_TIMEBOX) or was last refreshed before $6
+// (SESSIONS_INACTIVITY_TIMEOUT) is over; null when that limit is off.
 const REFRESH_SQL = `with tok as (
-    select t.id, t.session_id, t.revoked, s.user_id, s.not_after, u.banned_until
+    select t.id, t.session_id, t.revoked, s.user_id, s.not_after, s.created_at, s.refreshed_at, u.banned_until
     from refresh_tokens t join sessions s on s.id = t.session_id join users u on u.id = s.user_id
     where t.token_hash = $1::text),
   revoked as (
@@ -93,6 +95,8 @@ const REFRESH_SQL = `with tok as (
     from tok
     where r.id = tok.id and not r.revoked
       and (tok.not_after is null or tok.not_after > $2::timestamptz)
+      and ($5::timestamptz is null or tok.created_at > $5::timestamptz)
+      and ($6::timestamptz is null or coalesce(tok.refreshed_at, tok.created_at) > $6::timestamptz)
       and (tok.banned_until is null or tok.banned_until <= $2::timestamptz)
     returning r.token_hash, r.session_id, r.user_id),
   child as (
@@ -131,13 +135,15 @@ type RefreshJson = {
  */
 export async function findAndRotateRefreshToken(
   db: Db,
-  r: { tokenHash: string; childHash: string; now: Date },
+  r: { tokenHash: string; childHash: string; now: Date; startedAfter?: Date; refreshedAfter?: Date },
 ): Promise<RefreshOutcome | undefined> {
   const rows = await hotQuery<{ r: RefreshJson | string }>(db, 'namaa_refresh_rotate', REFRESH_SQL, [
     r.tokenHash,
     r.now.toISOString(),
     randomUUID(),
     r.childHash,
+    r.startedAfter?.toISOString() ?? null,
+    r.refreshedAfter?.toISOString() ?? null,
   ]);
   const raw = rows[0]?.r;
   if (!raw) return undefined;

@@ -1,5 +1,6 @@
 // PKCE for email links through the official client (flowType 'pkce', a storage object so the
 // verifier persists in Node): sign-up, recovery, email change and resend; GoTrue's error codes.
+import { createHash, randomBytes } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
@@ -102,6 +103,37 @@ describe('PKCE email links', () => {
       (decodeJwt(data.session?.access_token as string) as { amr: Array<{ method: string }> }).amr[0]?.method,
     ).toBe('recovery');
     expect((await sb.auth.updateUser({ password: 'Brand-New-Pass-8812' })).error).toBeNull();
+  });
+
+  it('20 parallel exchanges of one auth code: exactly one session, the rest flow_state_not_found', async () => {
+    const verifier = randomBytes(48).toString('base64url');
+    const email = uniqueEmail('pkce-race');
+    const signup = await t.api('/signup', {
+      method: 'POST',
+      body: JSON.stringify({
+        email,
+        password: PASSWORD,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 's256',
+      }),
+    });
+    expect(signup.status).toBe(200);
+    const code = await codeFromLink((await t.inbox.waitFor(email)).links[0] as string);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const res = await t.api('/token?grant_type=pkce', {
+          method: 'POST',
+          body: JSON.stringify({ auth_code: code, code_verifier: verifier }),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      }),
+    );
+    expect(
+      answers.filter((a) => a.status === 200).map((a) => (a.body.user as { email: string }).email),
+    ).toEqual([email]);
+    expect(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body.error_code])).toEqual(
+      Array.from({ length: 19 }, () => [404, 'flow_state_not_found']),
+    );
   });
 
   it('a used PKCE link reports the error in the query string as well as the fragment', async () => {

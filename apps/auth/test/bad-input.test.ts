@@ -303,10 +303,13 @@ describe('other bad input', () => {
     const forged = await t.api('/reauthenticate', { headers: { authorization: 'Bearer a.b.c' } });
     expect(forged.status).toBe(403);
     expect((await forged.json()).error_code).toBe('bad_jwt');
+    // A session of its own: earlier tests in this file sign the shared one out.
+    const { data } = await t.client().auth.signUp({ email: uniqueEmail('nonce'), password: 'secret-pass' });
+    const token = data.session?.access_token as string;
     for (const nonce of [123456, ['123456'], { $ne: '' }, 'x'.repeat(101)]) {
       const res = await t.api('/user', {
         method: 'PUT',
-        headers: { authorization: `Bearer ${accessToken}` },
+        headers: { authorization: `Bearer ${token}` },
         body: JSON.stringify({ password: 'another-pass-1', nonce }),
       });
       expect(res.status).toBe(400);

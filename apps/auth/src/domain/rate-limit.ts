@@ -62,6 +62,30 @@ export async function enforceRateLimits(deps: Deps, limits: Limit[], windowSec: 
 }
 
 /**
+ * The per-IP budget (RATE_LIMIT_OTP_PER_IP) of requests that send mail or change credentials:
+ * sign-up, recover, resend, PUT /user and GET /reauthenticate.
+ */
+export function enforceOtpIpLimit(deps: Deps, ip: string): Promise<void> {
+  return enforceRateLimits(
+    deps,
+    [{ key: `otp:ip:${ipBucket(ip)}`, limit: deps.config.rateLimits.otpPerIp }],
+    deps.config.rateLimits.window,
+  );
+}
+
+/**
+ * The per-address hourly budget of 6-digit codes tried from any IP (email codes at POST /verify and
+ * reauthentication nonces): what bounds guessing one of 10⁶ codes; re-mailing does not reset it.
+ */
+export function codeAttemptLimit(deps: Deps, email: string): Limit {
+  return {
+    key: `verify:code:${email}`,
+    limit: deps.config.rateLimits.verifyCodesPerAddress,
+    windowSec: 3600,
+  };
+}
+
+/**
  * Outgoing-mail quotas for one recipient: a floor between two messages, a per-address count per
  * window and a global hourly count. Called before the account is looked up, so existing and unknown
  * addresses are counted and answered alike (a 429 reveals nothing about the account).

@@ -5,7 +5,7 @@ import { consumeByOtp } from '../repositories/one-time-tokens.ts';
 import type { SessionRow } from '../repositories/sessions.ts';
 import { type UserRow, updateUser } from '../repositories/users.ts';
 import { issueEmailToken, otpHash } from './email-tokens.ts';
-import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
+import { codeAttemptLimit, emailQuota, enforceOtpIpLimit, enforceRateLimits } from './rate-limit.ts';
 
 /** GoTrue's rule: a session this old must prove it is the account's owner again to change the password. */
 const FRESH_SESSION_MS = 24 * 3600 * 1000;
@@ -14,11 +14,7 @@ const FRESH_SESSION_MS = 24 * 3600 * 1000;
 export async function requestReauthentication(deps: Deps, user: UserRow, meta: RequestMeta): Promise<void> {
   const email = user.email;
   if (!email) throw new AuthError('validation_failed', 'Reauthentication requires an email address');
-  await enforceRateLimits(
-    deps,
-    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
-    deps.config.rateLimits.window,
-  );
+  await enforceOtpIpLimit(deps, meta.ip);
   await emailQuota(deps, email);
   const now = deps.clock();
   await deps.db.transaction(async (tx) => {
@@ -46,17 +42,7 @@ export function passwordChangeNeedsNonce(deps: Deps, session: SessionRow): boole
 export async function checkNonceGiven(deps: Deps, user: UserRow, nonce: string | undefined): Promise<void> {
   if (!nonce) throw new AuthError('reauthentication_needed');
   // A 6-digit nonce can be guessed like an email code: the same per-address hourly budget bounds it.
-  await enforceRateLimits(
-    deps,
-    [
-      {
-        key: `verify:code:${user.email}`,
-        limit: deps.config.rateLimits.verifyCodesPerAddress,
-        windowSec: 3600,
-      },
-    ],
-    deps.config.rateLimits.window,
-  );
+  await enforceRateLimits(deps, [codeAttemptLimit(deps, user.email ?? '')], deps.config.rateLimits.window);
 }
 
 /** Spends the nonce inside the password change's transaction, so a failed change leaves it unspent. */

@@ -6,15 +6,7 @@ import { parseEmail } from './email.ts';
 import { mailEmailChange } from './email-change.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import type { PkceParams } from './pkce.ts';
-import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
-
-function ipLimit(deps: Deps, meta: RequestMeta) {
-  return enforceRateLimits(
-    deps,
-    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
-    deps.config.rateLimits.window,
-  );
-}
+import { emailQuota, enforceOtpIpLimit } from './rate-limit.ts';
 
 /** POST /recover: always `{}` (unknown emails included); the quota counts the address either way. */
 export async function requestRecovery(
@@ -25,7 +17,7 @@ export async function requestRecovery(
   pkce?: PkceParams,
 ): Promise<void> {
   const email = parseEmail(rawEmail);
-  await ipLimit(deps, meta);
+  await enforceOtpIpLimit(deps, meta.ip);
   await emailQuota(deps, email);
   const user = await findUserByEmail(deps.db, email);
   if (!user) return;
@@ -55,7 +47,7 @@ export async function resend(
     );
   if (rawEmail === undefined) throw new AuthError('validation_failed', 'An email address is required');
   const email = parseEmail(rawEmail);
-  await ipLimit(deps, meta);
+  await enforceOtpIpLimit(deps, meta.ip);
   await emailQuota(deps, email);
   const now = deps.clock();
   if (type === 'signup') {

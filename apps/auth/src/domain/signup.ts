@@ -9,7 +9,7 @@ import { parseEmail } from './email.ts';
 import { issueEmailToken } from './email-tokens.ts';
 import { assertPasswordAcceptable, type PasswordCheck } from './password-policy.ts';
 import type { PkceParams } from './pkce.ts';
-import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
+import { emailQuota, enforceOtpIpLimit } from './rate-limit.ts';
 import { sessionResponse, startSession } from './session-tokens.ts';
 import { fakeUserJson, userJson } from './user-json.ts';
 
@@ -45,11 +45,7 @@ export async function signUp(
   const email = parseEmail(input.email);
   const data = input.data ?? {};
 
-  await enforceRateLimits(
-    deps,
-    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
-    deps.config.rateLimits.window,
-  );
+  await enforceOtpIpLimit(deps, meta.ip);
   const autoconfirm = deps.config.MAILER_AUTOCONFIRM;
   if (!autoconfirm) await emailQuota(deps, email);
 

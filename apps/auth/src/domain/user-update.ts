@@ -12,7 +12,7 @@ import { mailEmailChange } from './email-change.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
 import { assertPasswordAcceptable } from './password-policy.ts';
 import type { PkceParams } from './pkce.ts';
-import { emailQuota, enforceRateLimits, ipBucket } from './rate-limit.ts';
+import { emailQuota, enforceOtpIpLimit } from './rate-limit.ts';
 import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
 import { passwordChecks, policyOf } from './signup.ts';
 import { userJson } from './user-json.ts';
@@ -55,11 +55,7 @@ export async function updateCurrentUser(
     hasVerifiedFactor(await listFactors(deps.db, user.id))
   )
     throw new AuthError('insufficient_aal');
-  await enforceRateLimits(
-    deps,
-    [{ key: `otp:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.otpPerIp }],
-    deps.config.rateLimits.window,
-  );
+  await enforceOtpIpLimit(deps, meta.ip);
   const now = deps.clock();
   let passwordHash: string | undefined;
   const needsNonce = input.password !== undefined && passwordChangeNeedsNonce(deps, session);

@@ -20,7 +20,7 @@ import {
 import { normalizeEmail } from './email.ts';
 import { otpHash } from './email-tokens.ts';
 import { issueFlowAuthCode } from './pkce.ts';
-import { enforceRateLimits, ipBucket, type Limit } from './rate-limit.ts';
+import { codeAttemptLimit, enforceRateLimits, ipBucket, type Limit } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse, startSession } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
 
@@ -58,12 +58,7 @@ export async function verifyToken(
   const rl = deps.config.rateLimits;
   const limits: Limit[] = [{ key: `verify:ip:${ipBucket(meta.ip)}`, limit: rl.verifyPerIp }];
   // A 6-digit code can be guessed; the per-address hourly budget bounds that across all IPs.
-  if ('email' in input)
-    limits.push({
-      key: `verify:code:${normalizeEmail(input.email)}`,
-      limit: rl.verifyCodesPerAddress,
-      windowSec: 3600,
-    });
+  if ('email' in input) limits.push(codeAttemptLimit(deps, normalizeEmail(input.email)));
   await enforceRateLimits(deps, limits, rl.window);
 
   const now = deps.clock();

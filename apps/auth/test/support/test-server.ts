@@ -114,9 +114,12 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
       return fetch(`${server.url}/auth/v1${path}`, { ...init, headers });
     },
     async close() {
-      await server.close();
-      await smtp.close();
+      // Each step runs even when an earlier one fails (a test that closed the database itself makes
+      // server.close() throw): the test database must never be left behind on the shared server.
+      const steps = await Promise.allSettled([server.close(), smtp.close()]);
       await database?.drop();
+      const failed = steps.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

@@ -16,9 +16,9 @@ import { type Db, isDatabaseUnavailable } from './client.ts';
  * as if they ran one after another; each response is sent only after the shared commit. If any
  * statement fails, the batch rolls back as a whole and each statement is re-run alone, so every
  * caller gets its own result or its own error (when the database itself is gone, every caller gets
- * that error instead: a batch whose answer was lost may have committed). A batch of one runs alone. Measured (refresh under 32
- * connections, bench/auth-throughput.ts): PGlite, whose commit and call into WebAssembly cost as much
- * as the rotation itself, went from ~950/s to ~2,450/s.
+ * that error instead: a batch whose answer was lost may have committed). A batch of one runs alone.
+ * Measured (refresh under 32 connections, bench/auth-throughput.ts): PGlite, whose commit and call
+ * into WebAssembly cost as much as the rotation itself, went from ~950/s to ~2,450/s.
  * - PGlite (one session for the process): PREPARE once, then EXECUTE. PGlite's query API binds
  *   parameters only for unnamed statements, so EXECUTE carries them as literals, quoted by the pg
  *   driver's own `escapeLiteral` (doubles quotes, E'' form for backslashes); NUL is refused (no

@@ -14,7 +14,7 @@ export const EMAIL_CHANGE_HALF_CONFIRMED =
  * must confirm as well as the new one. As in GoTrue it does not apply under MAILER_AUTOCONFIRM (a
  * development setting where addresses are not proven at all).
  */
-export function needsBothConfirmations(deps: Deps, user: UserRow): boolean {
+function needsBothConfirmations(deps: Deps, user: UserRow): boolean {
   return deps.config.MAILER_SECURE_EMAIL_CHANGE_ENABLED && !deps.config.MAILER_AUTOCONFIRM && !!user.email;
 }
 

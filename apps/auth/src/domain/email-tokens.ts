@@ -66,13 +66,14 @@ export async function issueEmailToken(
     now,
     flowStateId,
   });
-  const link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
-  link.searchParams.set('token', token);
-  link.searchParams.set('type', verifyType[p.type]);
-  link.searchParams.set('redirect_to', p.redirectTo);
+  let link: URL | undefined;
+  if (!p.codeOnly) {
+    link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
+    link.searchParams.set('token', token);
+    link.searchParams.set('type', verifyType[p.type]);
+    link.searchParams.set('redirect_to', p.redirectTo);
+  }
   const minutes = Math.round(deps.config.MAILER_OTP_EXP / 60);
-  const mail = renderMail(mailKind[p.type], p.codeOnly ? undefined : link.href, code, minutes, {
-    newEmail: p.newEmail,
-  });
+  const mail = renderMail(mailKind[p.type], link?.href, code, minutes, { newEmail: p.newEmail });
   await enqueueMail(tx, { userId: p.userId, kind: mailKind[p.type], to: p.to, ...mail });
 }

@@ -36,6 +36,16 @@ export type RunningServer = {
   close(options?: { graceMs?: number }): Promise<void>;
 };
 
+/**
+ * PGlite runs PostgreSQL with fsync off, and its Node filesystem has no fsync either: a committed
+ * write reaches the kernel at once, so it survives the process being killed (faults/sigkill.test.ts),
+ * but not a power cut or kernel crash, which may lose recent writes or corrupt the data directory.
+ */
+export const PGLITE_DURABILITY_WARNING =
+  'Embedded database (PGlite) in production: data survives a crash of this process, but not a power ' +
+  'cut or an operating-system crash (PGlite never fsyncs). Set DATABASE_URL to a PostgreSQL server, ' +
+  'or back up DATA_DIR.';
+
 /** Opens the database, migrates, ensures keys and starts listening. Used by main, tests and benches. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
@@ -185,6 +195,8 @@ export async function main(): Promise<void> {
     },
     'listening',
   );
+  if (config.production && !config.DATABASE_URL)
+    logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
   console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
   if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
   const shutdown = (signal: string) => {

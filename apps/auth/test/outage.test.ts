@@ -1,7 +1,13 @@
-// A database outage answers 503 + Retry-After (the client keeps its session on 503), never 500.
-import { spawnSync } from 'node:child_process';
+// A database outage answers 503 + Retry-After (the client keeps its session on 503), never 500; and
+// what the service says at start-up about running in production.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
+import { PGLITE_DURABILITY_WARNING } from '../src/main.ts';
 import { startTestServer, uniqueEmail } from './support/test-server.ts';
 
 it('answers 503 with Retry-After on refresh, sign-in and health when the database is gone', async () => {
@@ -39,4 +45,32 @@ it('refuses to start in production with unsafe defaults (exit code 1, clear mess
   expect(result.status).toBe(1);
   expect(result.stderr).toMatch(/SMTP_URL is unset/);
   expect(result.stderr).toMatch(/SITE_URL must be https/);
+});
+
+it('warns in production that the embedded database does not survive a power cut', async () => {
+  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const dataDir = mkdtempSync(join(tmpdir(), 'namaa-prod-'));
+  const child = spawn(process.execPath, [main], {
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      SITE_URL: 'https://namaa.example',
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      DATA_DIR: dataDir,
+      PORT: '0',
+    },
+  });
+  try {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    await vi.waitFor(() => expect(out).toMatch(/"msg":"listening"/), { timeout: 20_000, interval: 50 });
+    const warning = out.split('\n').find((line) => line.includes('"level":40'));
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({ msg: PGLITE_DURABILITY_WARNING, dataDir });
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

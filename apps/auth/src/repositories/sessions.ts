@@ -65,7 +65,8 @@ export async function deleteUserSessions(
 }
 
 export type RefreshLookup = {
-  token: typeof refreshTokens.$inferSelect;
+  /** The presented token as it was before this statement: all the reuse rules need of it. */
+  token: { revoked: boolean; revokedAt: Date | null };
   session: SessionRow;
   user: UserRow;
 };
@@ -87,7 +88,7 @@ export type RefreshOutcome = RefreshLookup & {
 // $5 / $6: a session that began before $5 (SESSIONS_TIMEBOX) or was last refreshed before $6
 // (SESSIONS_INACTIVITY_TIMEOUT) is over; null when that limit is off.
 const REFRESH_SQL = `with tok as (
-    select t.id, t.session_id, t.revoked, s.user_id, s.not_after, s.created_at, s.refreshed_at, u.banned_until
+    select t.id, t.session_id, t.revoked, t.revoked_at, s.user_id, s.not_after, s.created_at, s.refreshed_at, u.banned_until
     from refresh_tokens t join sessions s on s.id = t.session_id join users u on u.id = s.user_id
     where t.token_hash = $1::text),
   revoked as (
@@ -108,7 +109,7 @@ const REFRESH_SQL = `with tok as (
     where id = (select session_id from child))
   select json_build_object(
     'rotated', exists (select 1 from child),
-    'token', (select row_to_json(t) from refresh_tokens t where t.id = tok.id),
+    'token', json_build_object('revoked', tok.revoked, 'revoked_at', tok.revoked_at),
     'session', (select row_to_json(s) from sessions s where s.id = tok.session_id),
     'user', (select row_to_json(u) from users u where u.id = tok.user_id),
     'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = tok.user_id), '[]'),
@@ -121,7 +122,7 @@ const REFRESH_SQL = `with tok as (
 
 type RefreshJson = {
   rotated: boolean;
-  token: Record<string, unknown>;
+  token: { revoked: boolean; revoked_at: string | null };
   session: Record<string, unknown>;
   user: Record<string, unknown>;
   identities: Record<string, unknown>[];
@@ -150,7 +151,7 @@ export async function findAndRotateRefreshToken(
   const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as RefreshJson;
   return {
     rotated: j.rotated,
-    token: rowFromJson(refreshTokens, j.token),
+    token: { revoked: j.token.revoked, revokedAt: j.token.revoked_at ? new Date(j.token.revoked_at) : null },
     session: rowFromJson(sessions, j.session),
     user: rowFromJson(users, j.user),
     identities: j.identities.map((i) => rowFromJson(identities, i)),

@@ -17,7 +17,7 @@
  * BENCH_DB (pglite | postgres: only that one), BENCH_ONLY (signin | refresh: only that phase),
  * BENCH_SIGNIN_LIMITS=off (sign-in rate limits and back-off off, to price their statements),
  * BENCH_NODE_ARGS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
- * profile it under load).
+ * profile it under load), PGLITE_FSYNC=false (PGlite without its flush per commit, to price it).
  * Per-request cost of each hot path in isolation: bench/auth-hot-paths.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -87,6 +87,8 @@ async function startService(env: Record<string, string>): Promise<{ url: string;
           }
         : { RATE_LIMIT_SIGNIN_PER_IP: '1000000', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000000' }),
       RATE_LIMIT_OTP_PER_IP: '1000000',
+      // PGLITE_FSYNC=false measures PGlite without its flush per commit (the service's default is on).
+      ...(process.env.PGLITE_FSYNC ? { PGLITE_FSYNC: process.env.PGLITE_FSYNC } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -33,6 +33,7 @@ const envSchema = z.object({
   SITE_URL: optionalString,
   URI_ALLOW_LIST: z.string().default(''),
   DATA_DIR: z.string().default('./data'),
+  PGLITE_FSYNC: bool.default(true),
   DATABASE_URL: optionalString,
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default('no-reply@localhost'),
@@ -114,6 +115,8 @@ export type Config = {
   SITE_URL: string;
   URI_ALLOW_LIST: string[];
   DATA_DIR: string;
+  /** On-disk PGlite flushes every commit to the disk (db/pglite-durable.ts). */
+  PGLITE_FSYNC: boolean;
   DATABASE_URL: string | undefined;
   SMTP_URL: string | undefined;
   MAIL_FROM: string;
@@ -245,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     URI_ALLOW_LIST: list(e.URI_ALLOW_LIST),
     // 'memory://' (tests) is PGlite's in-memory marker, not a path: resolving it would put every test on disk.
     DATA_DIR: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : resolvePath(e.DATA_DIR),
+    PGLITE_FSYNC: e.PGLITE_FSYNC,
     DATABASE_URL: e.DATABASE_URL,
     SMTP_URL: e.SMTP_URL,
     MAIL_FROM: e.MAIL_FROM,

@@ -36,21 +36,20 @@ export type RunningServer = {
   close(options?: { graceMs?: number }): Promise<void>;
 };
 
-/**
- * PGlite runs PostgreSQL with fsync off, and its Node filesystem has no fsync either: a committed
- * write reaches the kernel at once, so it survives the process being killed (faults/sigkill.test.ts),
- * but not a power cut or kernel crash, which may lose recent writes or corrupt the data directory.
- */
+/** Logged at start when production runs on PGlite with PGLITE_FSYNC=false (see db/pglite-durable.ts). */
 export const PGLITE_DURABILITY_WARNING =
-  'Embedded database (PGlite) in production: data survives a crash of this process, but not a power ' +
-  'cut or an operating-system crash (PGlite never fsyncs). Set DATABASE_URL to a PostgreSQL server, ' +
-  'or back up DATA_DIR.';
+  'PGLITE_FSYNC=false in production: the embedded database survives a crash of this process, but not ' +
+  'a power cut or an operating-system crash. Unset it, or set DATABASE_URL to a PostgreSQL server.';
 
 /** Opens the database, migrates, ensures keys and starts listening. Used by main, tests and benches. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    fsync: config.PGLITE_FSYNC,
+  });
   try {
     await migrate(database);
     await ensureSigningKey(database.db);
@@ -195,7 +194,7 @@ export async function main(): Promise<void> {
     },
     'listening',
   );
-  if (config.production && !config.DATABASE_URL)
+  if (config.production && !config.DATABASE_URL && !config.PGLITE_FSYNC)
     logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
   console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
   if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);

@@ -47,7 +47,8 @@ it('refuses to start in production with unsafe defaults (exit code 1, clear mess
   expect(result.stderr).toMatch(/SITE_URL must be https/);
 });
 
-it('warns in production that the embedded database does not survive a power cut', async () => {
+/** Starts the service in production on PGlite and returns its log lines up to 'listening'. */
+async function productionStartLines(extra: Record<string, string>): Promise<Array<Record<string, unknown>>> {
   const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
   const dataDir = mkdtempSync(join(tmpdir(), 'namaa-prod-'));
   const child = spawn(process.execPath, [main], {
@@ -58,6 +59,7 @@ it('warns in production that the embedded database does not survive a power cut'
       SMTP_URL: 'smtp://127.0.0.1:1',
       DATA_DIR: dataDir,
       PORT: '0',
+      ...extra,
     },
   });
   try {
@@ -66,11 +68,28 @@ it('warns in production that the embedded database does not survive a power cut'
       out += chunk;
     });
     await vi.waitFor(() => expect(out).toMatch(/"msg":"listening"/), { timeout: 20_000, interval: 50 });
-    const warning = out.split('\n').find((line) => line.includes('"level":40'));
-    expect(JSON.parse(warning ?? '{}')).toMatchObject({ msg: PGLITE_DURABILITY_WARNING, dataDir });
+    return out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+it('warns in production when the embedded database is told not to flush commits (PGLITE_FSYNC=false)', {
+  timeout: 60_000,
+}, async () => {
+  const warnings = (lines: Array<Record<string, unknown>>) =>
+    lines.filter((l) => l.level === 40 && l.msg === PGLITE_DURABILITY_WARNING);
+  const relaxed = await productionStartLines({ PGLITE_FSYNC: 'false' });
+  expect(warnings(relaxed)).toEqual([
+    expect.objectContaining({ dataDir: expect.stringContaining('namaa-prod-') }),
+  ]);
+  // The default flushes every commit (pglite-durable.test.ts): nothing to warn about.
+  const durable = await productionStartLines({});
+  expect(durable.some((l) => l.msg === 'listening')).toBe(true);
+  expect(warnings(durable)).toEqual([]);
 });

@@ -117,7 +117,11 @@ export async function runAuditLog(argv: string[], env: NodeJS.ProcessEnv = proce
   }
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    database = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      fsync: config.PGLITE_FSYNC,
+    });
   } catch (err) {
     console.error(`Cannot open the database: ${(err as Error).message}`);
     return 2;

@@ -50,7 +50,11 @@ export async function runRotateKeys(argv: string[], env: NodeJS.ProcessEnv = pro
     );
     return 2;
   }
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    fsync: config.PGLITE_FSYNC,
+  });
   try {
     await migrate(database);
     await ensureSigningKey(database.db);

@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
+import { openDurablePglite } from './pglite-durable.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -27,6 +28,8 @@ export type OpenDatabaseOptions = {
   databaseUrl?: string | undefined;
   /** Directory for the embedded database; 'memory://' keeps it in memory (tests). */
   dataDir: string;
+  /** On-disk PGlite: make each commit durable (pglite-durable.ts). Default true; PGLITE_FSYNC. */
+  fsync?: boolean;
   poolSize?: number;
 };
 
@@ -71,16 +74,20 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       },
     };
   }
-  let dataDir = options.dataDir;
+  const inMemory = options.dataDir.startsWith('memory://');
   let unlock = () => {};
-  if (!dataDir.startsWith('memory://')) {
-    mkdirSync(dataDir, { recursive: true });
-    unlock = lockDataDir(dataDir);
-    dataDir = join(dataDir, 'pglite');
+  if (!inMemory) {
+    mkdirSync(options.dataDir, { recursive: true });
+    unlock = lockDataDir(options.dataDir);
   }
   let client: PGlite;
   try {
-    client = await PGlite.create(dataDir);
+    const dir = join(options.dataDir, 'pglite');
+    client = inMemory
+      ? await PGlite.create(options.dataDir)
+      : options.fsync === false
+        ? await PGlite.create(dir)
+        : await openDurablePglite(dir);
   } catch (err) {
     unlock();
     throw err;

@@ -31,9 +31,12 @@ class DurableNodeFS extends NodeFS {
     opts.preRun = [
       ...(opts.preRun ?? []),
       (mod) => {
-        mod.NODEFS.stream_ops.fsync = (stream) => {
+        const { NODEFS } = mod;
+        NODEFS.stream_ops.fsync = (stream) => {
           syncs++;
-          fsyncSync(stream.nfd);
+          // Through NODEFS's own wrapper, so a failure (EIO, ENOSPC) reaches PostgreSQL as an errno
+          // (it then stops rather than carry on unflushed) instead of a JavaScript exception.
+          NODEFS.tryFSOperation(() => fsyncSync(stream.nfd));
         };
       },
     ];
@@ -41,7 +44,12 @@ class DurableNodeFS extends NodeFS {
   }
 }
 
-type EmscriptenModule = { NODEFS: { stream_ops: { fsync?: (stream: { nfd: number }) => void } } };
+type EmscriptenModule = {
+  NODEFS: {
+    stream_ops: { fsync?: (stream: { nfd: number }) => void };
+    tryFSOperation<T>(operation: () => T): T;
+  };
+};
 
 /** Opens (or creates) the PGlite database in `dir`, durable as above. */
 export function openDurablePglite(dir: string): Promise<PGlite> {

@@ -119,8 +119,8 @@ export function knownNetworkKey(email: string, ip: string): string {
  * each further failure doubles the wait (1 s, 2 s, 4 s … capped), never a permanent lock-out. Keyed
  * with the network so an attacker elsewhere cannot lock the owner out; the per-account window
  * (RATE_LIMIT_SIGNIN_PER_ACCOUNT) bounds distributed guessing, and networks the account signed in
- * from within 30 days skip it, so filling it from elsewhere does not lock the owner out either. Unknown emails go through the same
- * steps, so the answer does not reveal whether the account exists.
+ * from within 30 days skip it, so filling it from elsewhere does not lock the owner out either.
+ * Unknown emails go through the same steps, so the answer does not reveal whether the account exists.
  *
  * This is the whole rate-limit gate of a password sign-in in one database statement: the per-IP and
  * per-account window limits (429 over_request_rate_limit with the window's Retry-After, as

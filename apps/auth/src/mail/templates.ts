@@ -1,5 +1,6 @@
-// Plain, dependency-free templates. Every message carries the link and the 6-digit code, so a user
-// whose mail scanner pre-opens links can still type the code.
+// Plain, dependency-free templates. Every message with a link also carries the 6-digit code, so a
+// user whose mail scanner pre-opens links can still type the code (a reauthentication nonce is a
+// code only).
 
 export type MailKind =
   | 'confirmation'

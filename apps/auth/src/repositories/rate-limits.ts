@@ -25,9 +25,10 @@ export async function hitCounters(db: Db, keys: string[], windowStart: Date): Pr
 
 /** How long a network stays known to an account after a successful password sign-in from it. */
 export const KNOWN_NETWORK_DAYS = 30;
+const knownSince = (now: Date) => new Date(now.getTime() - KNOWN_NETWORK_DAYS * 86400_000);
 
 export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void> {
-  const knownBefore = new Date(before.getTime() - KNOWN_NETWORK_DAYS * 86400_000);
+  const knownBefore = knownSince(before);
   await db.execute(
     // Back-off rows (at the epoch) go after 2 quiet days, i.e. by their last failure; known-network
     // rows (also at the epoch) after KNOWN_NETWORK_DAYS more.
@@ -116,7 +117,7 @@ export async function signinGate(
     String(g.maxDelaySec),
     g.email,
     g.knownKey,
-    new Date(g.now.getTime() - KNOWN_NETWORK_DAYS * 86400_000).toISOString(),
+    knownSince(g.now).toISOString(),
   ]);
   const raw = row?.u;
   const over = row?.over ?? [];

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import { KeyStore } from './crypto/jwt.ts';
-import { openDatabase } from './db/client.ts';
+import { databaseOptions, openDatabase } from './db/client.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
@@ -45,11 +45,7 @@ export const PGLITE_DURABILITY_WARNING =
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    fsync: config.PGLITE_FSYNC,
-  });
+  const database = await openDatabase(databaseOptions(config));
   try {
     await migrate(database);
     await ensureSigningKey(database.db);

@@ -10,7 +10,7 @@
 // service runs; the embedded PGlite database is single-process, so stop the service first.
 import { sql } from 'drizzle-orm';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from '../config.ts';
-import { type DbOrTx, openDatabase, queryRows } from '../db/client.ts';
+import { type DbOrTx, databaseOptions, openDatabase, queryRows } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 
 export type AuditQuery = { limit: number; actions?: string[]; user?: string; since?: Date };
@@ -117,11 +117,7 @@ export async function runAuditLog(argv: string[], env: NodeJS.ProcessEnv = proce
   }
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      fsync: config.PGLITE_FSYNC,
-    });
+    database = await openDatabase(databaseOptions(config));
   } catch (err) {
     console.error(`Cannot open the database: ${(err as Error).message}`);
     return 2;

@@ -11,7 +11,7 @@
 // PGlite database is single-process, so with it stop the service first (this command refuses to run
 // while it answers on PORT) and start it again afterwards.
 import { type Config, ConfigError, loadConfig, loadDotEnv } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
+import { databaseOptions, openDatabase } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import {
   addSigningKey,
@@ -50,11 +50,7 @@ export async function runRotateKeys(argv: string[], env: NodeJS.ProcessEnv = pro
     );
     return 2;
   }
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    fsync: config.PGLITE_FSYNC,
-  });
+  const database = await openDatabase(databaseOptions(config));
   try {
     await migrate(database);
     await ensureSigningKey(database.db);

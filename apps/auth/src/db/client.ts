@@ -6,6 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { openDurablePglite } from './pglite-durable.ts';
 import * as schema from './schema.ts';
@@ -32,6 +33,11 @@ export type OpenDatabaseOptions = {
   fsync?: boolean;
   poolSize?: number;
 };
+
+/** The database the configuration names (the service and its CLI commands open the same one alike). */
+export function databaseOptions(config: Config): OpenDatabaseOptions {
+  return { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, fsync: config.PGLITE_FSYNC };
+}
 
 /** PostgreSQL when a URL is given, otherwise the embedded PGlite in DATA_DIR/pglite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {

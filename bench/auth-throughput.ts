@@ -3,8 +3,10 @@
  *
  * 1. argon2id verify rate alone (m=19 MiB, t=2, p=1) at 1, one-per-core and 4 at a time: the best is
  *    the hash-bound limit of password sign-in.
- * 2. Password sign-ins/s and p99 at 32 connections (POST /token?grant_type=password).
- * 3. Refresh-token rotations/s at 32 connections: every connection follows its own chain (each
+ * 2. The sign-in ceiling: the same load as 3. against bench/bare-verify-server.ts (HTTP, JSON and the
+ *    service's own verifyPassword, nothing else): the most any sign-in can reach on this machine.
+ * 3. Password sign-ins/s and p99 at 32 connections (POST /token?grant_type=password).
+ * 4. Refresh-token rotations/s at 32 connections: every connection follows its own chain (each
  *    response's refresh_token is used for the next request), so each request is a real rotation.
  * On PGlite, and on PostgreSQL when reachable (a fresh database, dropped afterwards).
  * The service runs as a child process, so autocannon does not share its event loop. Requests/s are
@@ -67,10 +69,38 @@ async function hashBoundLimit(
   return { rate, inFlight: Number(inFlight), rates };
 }
 
-async function startService(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+/** Starts a server script as a child process and waits for its "running at <url>" line. */
+async function startChild(
+  script: string,
+  env: Record<string, string | undefined>,
+  nodeArgs: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, script)], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/running at (http:\/\/[^\s]+)/);
+      if (m) resolve((m[1] as string).replace('localhost', '127.0.0.1'));
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+function startService(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps/auth/src/main.ts')], {
-    env: {
+  return startChild(
+    'apps/auth/src/main.ts',
+    {
       PATH: process.env.PATH,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -91,18 +121,8 @@ async function startService(env: Record<string, string>): Promise<{ url: string;
       ...(process.env.PGLITE_FSYNC ? { PGLITE_FSYNC: process.env.PGLITE_FSYNC } : {}),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(/running at (http:\/\/[^\s]+)/);
-      if (m) resolve((m[1] as string).replace('localhost', '127.0.0.1'));
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return { url, child };
+    nodeArgs,
+  );
 }
 
 async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
@@ -291,8 +311,32 @@ async function measure(label: string, env: Record<string, string>) {
     }
     return { label, signin, refresh };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stopChild(child);
+  }
+}
+
+/**
+ * The same sign-in load against bench/bare-verify-server.ts, which does nothing but HTTP, JSON and the
+ * service's own verifyPassword: the most a password sign-in can reach here with this load generator.
+ */
+async function measureCeiling(): Promise<Run> {
+  const { url, child } = await startChild('bench/bare-verify-server.ts', {
+    PATH: process.env.PATH,
+    BENCH_PASSWORD: PASSWORD,
+  });
+  try {
+    const opts = (d: number): autocannon.Options => ({
+      url,
+      connections: CONNECTIONS,
+      duration: d,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: PASSWORD }),
+    });
+    await cannon(opts(2), child.pid as number);
+    return await cannon(opts(duration), child.pid as number);
+  } finally {
+    await stopChild(child);
   }
 }
 
@@ -303,6 +347,13 @@ console.log(
     .map(([k, v]) => `${k} at a time ${v.toFixed(1)}/s`)
     .join(', ')}; hash-bound limit ${hashRate.toFixed(1)}/s`,
 );
+const ceiling = phase === 'refresh' ? undefined : await measureCeiling();
+if (ceiling)
+  console.log(
+    `sign-in ceiling (a bare server: HTTP + the same verify, nothing else): ${ceiling.rps.toFixed(1)}/s = ${(
+      (100 * ceiling.rps) / hashRate
+    ).toFixed(0)}% of the hash-bound limit, p99 ${ceiling.p99} ms, non-2xx ${ceiling.non2xx}`,
+  );
 const results = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'namaa-bench-'));
 const only = process.env.BENCH_DB; // 'pglite' | 'postgres' to run one
@@ -326,6 +377,7 @@ const rows = results.map((r) => ({
   database: r.label,
   'sign-in/s': r.signin.rps.toFixed(1),
   'sign-in % of hash limit': `${((100 * r.signin.rps) / hashRate).toFixed(0)}%`,
+  'sign-in % of ceiling': ceiling ? `${((100 * r.signin.rps) / ceiling.rps).toFixed(0)}%` : '-',
   'sign-in p99 ms': r.signin.p99,
   'sign-in non-2xx': r.signin.non2xx,
   'sign-in CPU µs/req': r.signin.cpuUsPerRequest,
@@ -338,18 +390,18 @@ console.table(rows);
 console.log(
   'Machine CPU per request (µs, both cores): service process (and by thread: main = event loop, libuv-worker = argon2), load generator (this process), PostgreSQL server',
 );
-console.table(
-  results.flatMap((r) =>
-    (['signin', 'refresh'] as const).map((op) => ({
-      database: r.label,
-      operation: op,
-      ...r[op].breakdownUsPerRequest,
-      'service by thread': Object.entries(r[op].serviceThreadsUsPerRequest)
-        .map(([name, us]) => `${name} ${us}`)
-        .join(', '),
-    })),
-  ),
-);
+const breakdown = (label: string, operation: string, run: Run) => ({
+  database: label,
+  operation,
+  ...run.breakdownUsPerRequest,
+  'service by thread': Object.entries(run.serviceThreadsUsPerRequest)
+    .map(([name, us]) => `${name} ${us}`)
+    .join(', '),
+});
+console.table([
+  ...(ceiling ? [breakdown('(none)', 'bare ceiling', ceiling)] : []),
+  ...results.flatMap((r) => (['signin', 'refresh'] as const).map((op) => breakdown(r.label, op, r[op]))),
+]);
 const out = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
@@ -357,6 +409,8 @@ const out = {
   connections: CONNECTIONS,
   argon2VerifyPerSecond: hashRate,
   argon2VerifyPerSecondByParallelism: limit.rates,
+  // bench/bare-verify-server.ts under the sign-in load: HTTP + the same verify, nothing else.
+  signinCeiling: ceiling ?? null,
   loadAverageAtEnd: loadavg(),
   results,
 };

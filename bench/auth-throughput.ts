@@ -4,7 +4,8 @@
  * 1. argon2id verify rate alone (m=19 MiB, t=2, p=1) at 1, one-per-core and 4 at a time: the best is
  *    the hash-bound limit of password sign-in.
  * 2. The sign-in ceiling: the same load as 3. against bench/bare-verify-server.ts (HTTP, JSON and the
- *    service's own verifyPassword, nothing else): the most any sign-in can reach on this machine.
+ *    service's own verifyPassword, nothing else): the most any sign-in can reach on this machine
+ *    (skipped with BENCH_ONLY=refresh).
  * 3. Password sign-ins/s and p99 at 32 connections (POST /token?grant_type=password).
  * 4. Refresh-token rotations/s at 32 connections: every connection follows its own chain (each
  *    response's refresh_token is used for the next request), so each request is a real rotation.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: builds whatever is missing, then serves the site and the auth API from this one process.
-// - Node older than 22.12: re-runs itself through scripts/ensure-node.sh, which fetches Node 24 from the
+// - Node older than 22.22: re-runs itself through scripts/ensure-node.sh, which fetches Node 24 from the
 //   npm registry (the machines ship Node 20; the service runs TypeScript through Node's type stripping).
 // - The site is built when its output is missing or older than its sources.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 const root = new URL('..', import.meta.url).pathname;
 const [major, minor] = process.versions.node.split('.').map(Number);
 
-if (major < 22 || (major === 22 && minor < 12)) {
+if (major < 22 || (major === 22 && minor < 22)) {
   console.error(`start: Node ${process.versions.node} is too old for this project; switching to Node 24.`);
   const result = spawnSync('bash', ['-c', 'source scripts/ensure-node.sh && exec node scripts/start.mjs'], {
     cwd: root,

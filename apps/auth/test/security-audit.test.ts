@@ -95,6 +95,74 @@ describe('audit rows', () => {
   });
 });
 
+// A trigger makes the audit insert fail for these actions, as a full disk or a broken table would:
+// the change it records must then not happen either.
+describe('a change and its audit row commit together', () => {
+  beforeAll(async () => {
+    await t.server.deps.db.execute(
+      sql.raw(`create function namaa_test_refuse_audit() returns trigger language plpgsql as $$
+        begin
+          if new.action in ('logout', 'factor_enrolled') then raise exception 'audit refused by the test'; end if;
+          return new;
+        end $$`),
+    );
+    await t.server.deps.db.execute(
+      sql.raw(`create trigger namaa_test_refuse_audit before insert on audit_log_entries
+        for each row execute function namaa_test_refuse_audit()`),
+    );
+  });
+  afterAll(async () => {
+    await t.server.deps.db.execute(sql.raw('drop trigger namaa_test_refuse_audit on audit_log_entries'));
+    await t.server.deps.db.execute(sql.raw('drop function namaa_test_refuse_audit()'));
+  });
+
+  type Session = { access_token: string; refresh_token: string; user: { id: string } };
+  /** A new account's sign-up session and a second session from a password sign-in. */
+  async function twoSessions(): Promise<[Session, Session]> {
+    const email = uniqueEmail('unaudited');
+    const up = await t.client().auth.signUp({ email, password: 'correct horse' });
+    const inAgain = await t.client().auth.signInWithPassword({ email, password: 'correct horse' });
+    expect(up.error ?? inAgain.error).toBeNull();
+    return [up.data.session as Session, inAgain.data.session as Session];
+  }
+  const auditRows = (userId: string, action: string) =>
+    readAuditLog(t.server.deps.db, { limit: 100, user: userId, actions: [action] });
+
+  it.each(['global', 'local', 'others'])(
+    'sign-out (%s) that cannot be audited ends no session',
+    async (scope) => {
+      const [current, other] = await twoSessions();
+      const out = await t.api(`/logout?scope=${scope}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${current.access_token}` },
+      });
+      expect(out.status).toBe(500);
+      expect(await out.json()).toMatchObject({ error_code: 'unexpected_failure' });
+      for (const session of [current, other]) {
+        const refreshed = await t.api('/token?grant_type=refresh_token', {
+          method: 'POST',
+          body: JSON.stringify({ refresh_token: session.refresh_token }),
+        });
+        expect(refreshed.status).toBe(200);
+      }
+      expect(await auditRows(current.user.id, 'logout')).toEqual([]);
+    },
+  );
+
+  it('factor enrolment that cannot be audited enrols nothing', async () => {
+    const [session] = await twoSessions();
+    const auth = { authorization: `Bearer ${session.access_token}` };
+    const enrol = await t.api('/factors', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ factor_type: 'totp', friendly_name: 'phone app' }),
+    });
+    expect(enrol.status).toBe(500);
+    const user = (await (await t.api('/user', { headers: auth })).json()) as { factors?: unknown[] };
+    expect(user.factors ?? []).toEqual([]);
+  });
+});
+
 describe('the reader command', () => {
   it('parses its options', () => {
     const now = new Date('2030-01-02T00:00:00Z');

@@ -100,19 +100,23 @@ export async function enrollFactor(
   const secret = type === 'totp' ? newTotpSecret() : undefined;
   let factor: FactorRow;
   try {
-    factor = await insertFactor(deps.db, {
-      userId: user.id,
-      factorType: type,
-      friendlyName,
-      ...(secret ? { secret } : {}),
-      ...(phone ? { phone } : {}),
-      now,
+    // The factor and its audit row commit together (a failed audit write enrols nothing).
+    factor = await deps.db.transaction(async (tx) => {
+      const row = await insertFactor(tx, {
+        userId: user.id,
+        factorType: type,
+        friendlyName,
+        ...(secret ? { secret } : {}),
+        ...(phone ? { phone } : {}),
+        now,
+      });
+      await audit(tx, 'factor_enrolled', user.id, meta.ip, { factor_id: row.id, type });
+      return row;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AuthError('mfa_factor_name_conflict');
     throw err;
   }
-  await audit(deps.db, 'factor_enrolled', user.id, meta.ip, { factor_id: factor.id, type }).catch(() => {});
   if (type === 'totp' && secret) {
     const issuer = (input.issuer ?? '').trim() || new URL(deps.config.SITE_URL).host;
     const uri = totpUri(issuer, user.email || user.phone || user.id, secret);

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
+import { errorSummary } from './db/error-summary.ts';
 import type { Deps } from './deps.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
 import type { AppEnv } from './http/context.ts';
@@ -24,7 +25,11 @@ import { createSiteApp, type SiteOptions } from './site/site-app.ts';
 
 export type HttpAppOptions = { site?: Omit<SiteOptions, 'logger'> | undefined };
 
-/** Maps any thrown value to a response: AuthError as is, database outages to 503, the rest to 500. */
+/**
+ * Maps any thrown value to a response: AuthError as is, database outages to 503, the rest to 500.
+ * Errors are logged through errorSummary, never as `err.message`: Drizzle's message carries the SQL
+ * and every bound parameter (password hashes, TOTP secrets, mail text).
+ */
 function handleError(deps: Deps) {
   return (err: Error, c: import('hono').Context<AppEnv>) => {
     const requestId = c.get('requestId');
@@ -34,13 +39,13 @@ function handleError(deps: Deps) {
     else if (sqlState(err)?.startsWith('22')) {
       // A data exception (e.g. a NUL byte PostgreSQL cannot store) is bad input that slipped past
       // validation: still the caller's fault, never a 500.
-      log.warn({ err: err.message }, 'data exception from input');
+      log.warn({ err: errorSummary(err) }, 'data exception from input');
       authError = new AuthError('validation_failed', 'Invalid input');
     } else if (isDatabaseUnavailable(err)) {
-      log.error({ err: err.message }, 'database unavailable');
+      log.error({ err: errorSummary(err) }, 'database unavailable');
       authError = new AuthError('service_unavailable', undefined, { headers: { 'Retry-After': '5' } });
     } else {
-      log.error({ err: { message: err.message, stack: err.stack } }, 'unexpected error');
+      log.error({ err: errorSummary(err, { stack: true }) }, 'unexpected error');
       authError = new AuthError('unexpected_failure');
     }
     const res = toErrorResponse(c, authError, requestId);

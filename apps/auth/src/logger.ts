@@ -1,10 +1,12 @@
 import pino from 'pino';
+import { logSafeErr } from './db/error-summary.ts';
 
 export type Logger = pino.Logger;
 
 /**
  * JSON logs. Secrets never reach a log line: request logs carry the path without its query (links
- * carry tokens there) and the redact list catches any field that might hold one by accident.
+ * carry tokens there), the redact list catches any field that might hold one by accident and `err`
+ * goes through logSafeErr (a failed query's message lists every bound value).
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   // stdout written asynchronously: lines logged while a write is in flight go out together in one
@@ -14,6 +16,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'auth' },
+      // Errors logged as `{ err }` (or their message) never carry Drizzle's SQL and bound parameters.
+      serializers: { err: logSafeErr },
       redact: {
         paths: [
           'password',

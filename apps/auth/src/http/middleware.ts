@@ -7,7 +7,7 @@ import { AuthError } from '../errors.ts';
 import { findSessionWithUserAndRelations } from '../repositories/sessions.ts';
 import type { FactorRow, IdentityRow } from '../repositories/users.ts';
 import { type AppEnv, clientIp } from './context.ts';
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.ts';
+import { jsonTextProblem, MAX_JSON_DEPTH } from './json-depth.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -90,10 +90,17 @@ export function jsonBody(): MiddlewareHandler<AppEnv> {
     }
     if (text.trim() === '') c.set('body', {});
     else {
-      if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH))
+      // Refused like invalid UTF-8: text that cannot be parsed safely or stored (see json-depth.ts).
+      const problem = jsonTextProblem(text, MAX_JSON_DEPTH);
+      if (problem === 'too_deep')
         throw new AuthError(
           'bad_json',
           `Could not parse request body as JSON: nested deeper than ${MAX_JSON_DEPTH} levels`,
+        );
+      if (problem === 'nul')
+        throw new AuthError(
+          'bad_json',
+          'Could not parse request body as JSON: strings may not contain \\u0000',
         );
       try {
         c.set('body', JSON.parse(text));

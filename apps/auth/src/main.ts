@@ -10,6 +10,7 @@ import { createHttpApp } from './http-app.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailDispatcher } from './mail/dispatcher.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './mail/transport.ts';
+import { deleteOldMail } from './repositories/outbox.ts';
 import { deleteOldCounters } from './repositories/rate-limits.ts';
 import { getOrCreateSecret } from './repositories/secrets.ts';
 import { ensureSigningKey, listSigningKeys } from './repositories/signing-keys.ts';
@@ -61,7 +62,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
   const transport =
     opts.mailTransport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : devMailboxTransport());
-  const mail = createMailDispatcher({ db: database.db, transport, from: config.MAIL_FROM, logger, clock });
+  const mail = createMailDispatcher({
+    db: database.db,
+    transport,
+    from: config.MAIL_FROM,
+    logger,
+    clock,
+    linkLifetimeMs: config.MAILER_OTP_EXP * 1000,
+  });
   const m = config.mfa;
   const sms =
     opts.smsSender ??
@@ -109,6 +117,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const sweeper = setInterval(() => {
     deleteOldCounters(database.db, new Date(clock().getTime() - 2 * 86400_000)).catch(() => {});
+    // Sent and abandoned mail goes after 7 days: long enough to answer "did it go out?".
+    deleteOldMail(database.db, new Date(clock().getTime() - 7 * 86400_000)).catch(() => {});
   }, 600_000);
   sweeper.unref();
   // Picks up keys rotated by `npm run keys:rotate` (another process) without a restart; a token

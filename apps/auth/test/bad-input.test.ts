@@ -1,6 +1,8 @@
 // Hostile and malformed input for every endpoint: always a 4xx in GoTrue's shape, never a 5xx or a
 // stack trace.
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../src/db/schema.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
 
 let t: TestServer;
@@ -315,5 +317,87 @@ describe('other bad input', () => {
       expect(res.status).toBe(400);
       expect((await res.json()).error_code).toBe('validation_failed');
     }
+  });
+});
+
+describe('user metadata size', () => {
+  /** A signed-in client (this suite's server confirms sign-ups at once). */
+  async function signedUpClient(email: string) {
+    const sb = t.client();
+    const { error } = await sb.auth.signUp({ email, password: 'secret-pass' });
+    expect(error).toBeNull();
+    return sb;
+  }
+
+  it('caps the merged metadata at 8 KB, and a user near or over the cap can still shrink it', async () => {
+    const email = uniqueEmail('meta');
+    const sb = await signedUpClient(email);
+    const stored = async () => {
+      const [row] = await t.server.deps.db
+        .select({ m: users.userMetadata })
+        .from(users)
+        .where(eq(users.email, email));
+      return row?.m as Record<string, unknown>;
+    };
+    // Each patch is under the per-request cap; the third would take the sum over it.
+    const chunk = 'x'.repeat(3000);
+    expect((await sb.auth.updateUser({ data: { a: chunk } })).error).toBeNull();
+    expect((await sb.auth.updateUser({ data: { b: chunk } })).error).toBeNull();
+    const before = await stored();
+    const third = await sb.auth.updateUser({ data: { c: chunk } });
+    expect(third.error).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      message: 'data is too large',
+    });
+    expect(await stored()).toEqual(before);
+    // Replacing a key with a small value shrinks the metadata, which is always allowed.
+    const shrunk = await sb.auth.updateUser({ data: { a: 'small' } });
+    expect(shrunk.error).toBeNull();
+    expect(shrunk.data.user?.user_metadata).toMatchObject({ a: 'small', b: chunk });
+
+    // An account stored over the cap (before the cap existed) may shrink it, but not grow it.
+    const big = 'y'.repeat(10_000);
+    await t.server.deps.db
+      .update(users)
+      .set({ userMetadata: { a: big, b: big } })
+      .where(eq(users.email, email));
+    const grow = await sb.auth.updateUser({ data: { c: 'z' } });
+    expect(grow.error).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect((await sb.auth.updateUser({ data: { a: 'small' } })).error).toBeNull();
+    expect((await sb.auth.updateUser({ data: { b: null } })).error).toBeNull();
+    expect(await stored()).toEqual({ a: 'small' });
+  });
+
+  it('checks the cap on the merged metadata under the row lock (concurrent patches cannot exceed it)', async () => {
+    const email = uniqueEmail('meta-race');
+    const sb = await signedUpClient(email);
+    // Each patch fits alone; any two together do not. Merged onto a stale copy, all would pass.
+    const chunk = 'x'.repeat(5000);
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((k) => sb.auth.updateUser({ data: { [k]: chunk } })),
+    );
+    expect(results.filter((r) => r.error === null)).toHaveLength(1);
+    for (const r of results.filter((r) => r.error !== null))
+      expect(r.error).toMatchObject({ status: 400, code: 'validation_failed' });
+    const [row] = await t.server.deps.db
+      .select({ m: users.userMetadata })
+      .from(users)
+      .where(eq(users.email, email));
+    expect(Object.values(row?.m ?? {}).filter((v) => v === chunk)).toHaveLength(1);
+  });
+
+  it('keeps an account whose metadata is at the cap usable: its fresh tokens still pass every request', async () => {
+    const email = uniqueEmail('meta-full');
+    const sb = await signedUpClient(email);
+    // Multi-byte text: the cap counts characters, the token carries UTF-8 bytes (the worst case).
+    const full = { bio: 'ن'.repeat(4000) };
+    expect((await sb.auth.updateUser({ data: full })).error).toBeNull();
+    const again = t.client();
+    const signedIn = await again.auth.signInWithPassword({ email, password: 'secret-pass' });
+    expect(signedIn.error).toBeNull();
+    expect((await again.auth.getUser()).data.user?.user_metadata).toMatchObject(full);
+    expect((await again.auth.refreshSession()).error).toBeNull();
+    expect((await again.auth.updateUser({ data: { bio: 'short' } })).error).toBeNull();
   });
 });

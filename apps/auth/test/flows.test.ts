@@ -133,20 +133,31 @@ describe('sign-up with email confirmation', () => {
     expect((await t.client().auth.signInWithPassword({ email, password: 'correct horse' })).error).toBeNull();
   });
 
-  it('re-sends the confirmation to an unconfirmed duplicate without changing its password', async () => {
+  // Account pre-hijacking: a stranger signs up with the owner's address first; the owner later signs
+  // up too and clicks the link. The account must end up with the owner's password and metadata.
+  it("lets a repeated sign-up of a pending address replace it: the stranger's earlier password and link stop working", async () => {
     const email = uniqueEmail('unconf');
-    const sb = t.client();
-    await sb.auth.signUp({ email, password: 'first-pass' });
-    await t.inbox.waitFor(email);
-    const again = await sb.auth.signUp({ email, password: 'second-pass' });
+    const stranger = t.client();
+    await stranger.auth.signUp({ email, password: 'stranger-pass', options: { data: { name: 'Stranger' } } });
+    const strangersMail = await t.inbox.waitFor(email);
+    const owner = t.client();
+    const again = await owner.auth.signUp({
+      email,
+      password: 'owner-pass',
+      options: { data: { name: 'Owner' } },
+    });
     expect(again.error).toBeNull();
     expect(again.data.user?.identities).toHaveLength(1);
-    const mail = await t.inbox.waitFor(email);
-    await followLink(mail.links[0] as string);
-    expect((await sb.auth.signInWithPassword({ email, password: 'second-pass' })).error?.code).toBe(
+    expect(again.data.user?.user_metadata).toEqual({ name: 'Owner' });
+    const ownersMail = await t.inbox.waitFor(email);
+    expect((await followLink(strangersMail.links[0] as string)).params.get('error_code')).toBe('otp_expired');
+    await followLink(ownersMail.links[0] as string);
+    expect((await stranger.auth.signInWithPassword({ email, password: 'stranger-pass' })).error?.code).toBe(
       'invalid_credentials',
     );
-    expect((await sb.auth.signInWithPassword({ email, password: 'first-pass' })).error).toBeNull();
+    const signedIn = await owner.auth.signInWithPassword({ email, password: 'owner-pass' });
+    expect(signedIn.error).toBeNull();
+    expect(signedIn.data.user?.user_metadata).toMatchObject({ name: 'Owner', email_verified: true });
   });
 
   it('resend() sends a fresh working link and answers {} for unknown addresses', async () => {
@@ -514,6 +525,19 @@ describe('secure email change (both addresses confirm)', () => {
     const after = (await sb.auth.getUser()).data.user;
     expect(after?.email).toBe(next);
     expect(after?.new_email).toBeUndefined();
+  });
+
+  it('voids every link mailed to the old address once the change applies', async () => {
+    const { email, toNew, toCurrent } = await startEmailChange();
+    const current = await toCurrent();
+    const toNext = await toNew();
+    // A recovery link mailed to the old address before the change…
+    expect((await t.client().auth.resetPasswordForEmail(email)).error).toBeNull();
+    const recovery = await t.inbox.waitFor(email);
+    await followLink(toNext.links[0] as string);
+    expect((await followLink(current.links[0] as string)).params.get('access_token')).toBeTruthy();
+    // …no longer signs anyone in: the old mailbox is not the account's any more.
+    expect((await followLink(recovery.links[0] as string)).params.get('error_code')).toBe('otp_expired');
   });
 
   it('accepts the two 6-digit codes through verifyOtp, in either order', async () => {

@@ -300,3 +300,43 @@ describe('phone factor', () => {
     expect(reuse.error?.code).toBe('mfa_verification_failed');
   });
 });
+
+describe('phone factor resend floor (MFA_PHONE_MAX_FREQUENCY)', () => {
+  // Its own server: the suite above turns the floor off.
+  let floored: TestServer;
+  beforeAll(async () => {
+    floored = await startTestServer({ MAILER_AUTOCONFIRM: 'true', MFA_PHONE_MAX_FREQUENCY: '60' });
+  });
+  afterAll(async () => {
+    await floored?.close();
+  });
+
+  it('lets exactly one of ten parallel challenges through and sends exactly one SMS', async () => {
+    const sb = floored.client();
+    const { error } = await sb.auth.signUp({ email: uniqueEmail('mfa-floor'), password: PASSWORD });
+    expect(error).toBeNull();
+    const phone = `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const enrolled = await sb.auth.mfa.enroll({ factorType: 'phone', phone });
+    expect(enrolled.error).toBeNull();
+    const factorId = (enrolled.data as { id: string }).id;
+
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => sb.auth.mfa.challenge({ factorId, channel: 'sms' })),
+    );
+    expect(results.filter((r) => r.error === null)).toHaveLength(1);
+    for (const r of results.filter((r) => r.error !== null))
+      expect(r.error).toMatchObject({ status: 429, code: 'over_sms_send_rate_limit' });
+    const box = await floored.api(`/_dev/mailbox.json?to=${encodeURIComponent(phone)}`);
+    expect((await box.json()) as unknown[]).toHaveLength(1);
+
+    // And later on, within the floor, still refused with the seconds left.
+    const again = await floored.api(`/factors/${factorId}/challenge`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(await sb.auth.getSession()).data.session?.access_token}` },
+      body: '{}',
+    });
+    expect(again.status).toBe(429);
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(again.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+  });
+});

@@ -5,6 +5,7 @@ import type { Deps, RequestMeta } from '../deps.ts';
 import { AuthError } from '../errors.ts';
 import { audit } from '../repositories/audit.ts';
 import {
+  claimPhoneChallenge,
   consumeChallenge,
   deleteChallenge,
   deleteUnverifiedFactorsOfType,
@@ -66,18 +67,23 @@ export async function createChallenge(
     if (channel !== 'sms' && channel !== 'whatsapp')
       throw new AuthError('validation_failed', 'Channel must be sms or whatsapp');
     const wait = deps.config.mfa.phoneMaxFrequency;
-    if (factor.lastChallengedAt && now.getTime() - factor.lastChallengedAt.getTime() < wait * 1000) {
-      const left = Math.ceil((factor.lastChallengedAt.getTime() + wait * 1000 - now.getTime()) / 1000);
-      throw new AuthError(
-        'over_sms_send_rate_limit',
-        `For security purposes, you can only request this after ${left} seconds.`,
-        { headers: { 'Retry-After': String(left) } },
-      );
-    }
     const code = randomOtp();
     const challenge = await deps.db.transaction(async (tx) => {
+      // The resend floor is claimed atomically in the database, not checked against the factor read
+      // above: of parallel challenges only the one that claims it goes on to send an SMS.
+      const claim = await claimPhoneChallenge(tx, factor.id, now, wait);
+      if (!claim.claimed) {
+        if (!claim.lastChallengedAt) throw new AuthError('mfa_factor_not_found');
+        const last = claim.lastChallengedAt.getTime();
+        const left = Math.max(1, Math.ceil((last + wait * 1000 - now.getTime()) / 1000));
+        throw new AuthError(
+          'over_sms_send_rate_limit',
+          `For security purposes, you can only request this after ${left} seconds.`,
+          { headers: { 'Retry-After': String(left) } },
+        );
+      }
       const id = randomUUID();
-      const row = await insertChallenge(tx, {
+      return insertChallenge(tx, {
         id,
         factorId: factor.id,
         ip: meta.ip,
@@ -85,8 +91,6 @@ export async function createChallenge(
         expiresAt,
         now,
       });
-      await updateFactor(tx, factor.id, { lastChallengedAt: now });
-      return row;
     });
     try {
       await deps.sms.send({

@@ -51,9 +51,10 @@ export async function signUp(
 
   const existing = await findUserByEmail(deps.db, email);
   if (existing) {
-    // The same argon2 work as a new sign-up, so CPU load does not tell the two apart either.
-    await hashPassword(input.password);
-    return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, input.pkce, true);
+    // The same argon2 work as a new sign-up, so CPU load does not tell the two apart either; the
+    // hash becomes the password of a still-pending sign-up (see repeatedSignup).
+    const passwordHash = await hashPassword(input.password);
+    return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, input.pkce, passwordHash);
   }
 
   // Hash before opening the transaction: the slow part never holds a connection or the PGlite lock.
@@ -100,7 +101,8 @@ export async function signUp(
     // without sending a second email (the winner's is on its way).
     if (isUniqueViolation(err)) {
       const winner = await findUserByEmail(deps.db, email);
-      if (winner) return repeatedSignup(deps, winner.id, email, data, redirectTo, meta, input.pkce, false);
+      if (winner)
+        return repeatedSignup(deps, winner.id, email, data, redirectTo, meta, input.pkce, undefined);
     }
     throw err;
   }
@@ -114,7 +116,8 @@ async function repeatedSignup(
   redirectTo: string,
   meta: RequestMeta,
   pkce: PkceParams | undefined,
-  mayResend: boolean,
+  /** This sign-up's password hash; undefined when it lost a race to a concurrent one (no new mail). */
+  passwordHash: string | undefined,
 ): Promise<Record<string, unknown>> {
   const user = await findUserByEmail(deps.db, email);
   if (!user || user.id !== userId) throw new AuthError('conflict', 'Concurrent sign-up, please retry');
@@ -123,13 +126,21 @@ async function repeatedSignup(
     await audit(deps.db, 'user_repeated_signup', user.id, meta.ip, { provider: 'email' });
     return fakeUserJson(randomUUID(), email, data, deps.clock());
   }
-  // Unconfirmed: never touch the password or metadata (that would let anyone take over a pending
-  // sign-up); send a fresh confirmation instead.
+  // Unconfirmed: the newest sign-up replaces the pending one, password and metadata included, and
+  // its fresh link replaces the earlier one (one confirmation token per account). Keeping the first
+  // password instead would let anyone pre-register an address: when its owner later signed up and
+  // clicked the link, the account would be confirmed with the stranger's password. This way an
+  // account is only ever confirmed with the password of the sign-up whose link was clicked.
   let current = user;
-  if (mayResend) {
+  if (passwordHash) {
     const now = deps.clock();
     current = await deps.db.transaction(async (tx) => {
-      const updated = await updateUser(tx, user.id, { confirmationSentAt: now, updatedAt: now });
+      const updated = await updateUser(tx, user.id, {
+        encryptedPassword: passwordHash,
+        userMetadata: data,
+        confirmationSentAt: now,
+        updatedAt: now,
+      });
       // The fresh link follows the flow of this request (PKCE: ?code= for this client's verifier).
       await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo, pkce });
       await audit(tx, 'user_confirmation_requested', user.id, meta.ip, {});

@@ -6,7 +6,13 @@ import { listFactors } from '../repositories/mfa.ts';
 import { deleteUserTokens } from '../repositories/one-time-tokens.ts';
 import type { SessionRow } from '../repositories/sessions.ts';
 import { deleteUserSessions } from '../repositories/sessions.ts';
-import { findUserByEmail, loadUserRelations, type UserRow, updateUser } from '../repositories/users.ts';
+import {
+  findUserByEmail,
+  loadUserRelations,
+  lockUserById,
+  type UserRow,
+  updateUser,
+} from '../repositories/users.ts';
 import { parseEmail } from './email.ts';
 import { mailEmailChange } from './email-change.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
@@ -37,6 +43,25 @@ export function mergeMetadata(
     else out[k] = v;
   }
   return out;
+}
+
+/**
+ * The cap on user metadata, per request (http/schemas.ts) and as stored after a merge, measured as
+ * JSON.stringify length. The metadata is copied into every access token (base64: 4/3 of its size, plus
+ * the other claims), and a token must stay under the 16 KB that Node accepts for all request headers
+ * and that crypto/jwt.ts accepts for a token: 8,020 characters of metadata made an 11,468-character
+ * token, 14,020 one of 19,468 that locked the account out (every request 431). GoTrue sets no cap.
+ */
+export const MAX_METADATA_BYTES = 8 * 1024;
+
+/**
+ * Refuses a merge that leaves the metadata over the cap, unless it does not grow it: an account
+ * already over the cap (stored before the cap existed) can still shrink or reshape its metadata.
+ */
+function assertMetadataFits(current: Record<string, unknown>, merged: Record<string, unknown>): void {
+  const size = JSON.stringify(merged).length;
+  if (size > MAX_METADATA_BYTES && size > JSON.stringify(current).length)
+    throw new AuthError('validation_failed', 'data is too large');
 }
 
 /** PUT /user: metadata, password (ends the user's other sessions) and email change (confirmed by mail). */
@@ -81,7 +106,15 @@ export async function updateCurrentUser(
   const updated = await deps.db.transaction(async (tx) => {
     if (needsNonce) await consumeNonce(deps, tx, user, input.nonce ?? '');
     const patch: Partial<UserRow> = { updatedAt: now };
-    if (input.data) patch.userMetadata = mergeMetadata(user.userMetadata, input.data);
+    if (input.data) {
+      // Merge onto the locked, current row, not the copy loaded when the request authenticated: two
+      // concurrent patches then apply one after the other (neither loses the other's keys), and the
+      // cap is checked against what is actually written.
+      const current = (await lockUserById(tx, user.id))?.userMetadata ?? user.userMetadata;
+      const merged = mergeMetadata(current, input.data);
+      assertMetadataFits(current, merged);
+      patch.userMetadata = merged;
+    }
     if (passwordHash) {
       patch.encryptedPassword = passwordHash;
       // A new password also cancels a pending email change (one started below is issued afresh).

@@ -101,7 +101,9 @@ export async function verifyToken(
         if (counted.emailChangeConfirmStatus < 2)
           return { user: counted, session: undefined, token, half: true };
         user = await applyEmailChange(tx, counted, pending, now);
-        await deleteUserTokens(tx, user.id, ['email_change_new', 'email_change_current']);
+        // Every outstanding link and code dies with the old address (a recovery link sent there
+        // must not reopen the account once it belongs to the new one).
+        await deleteUserTokens(tx, user.id);
         await audit(tx, 'email_changed', user.id, meta.ip, {});
       } else {
         // Confirmation, and also recovery (reaching the mailbox proves the address).

@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import { MAX_METADATA_BYTES } from '../domain/user-update.ts';
 import { AuthError } from '../errors.ts';
 
 // Shared request fragments. Strings are bounded so hostile sizes fail validation before any work.
 export const emailField = z.string().max(1000);
 export const passwordField = z.string().max(1000);
 export const metadataField = z.unknown().optional();
-
-const MAX_METADATA_BYTES = 16 * 1024;
 
 /**
  * User metadata: a plain JSON object of bounded size. Rebuilt with Object.fromEntries so keys such

@@ -11,10 +11,19 @@ export type MailDispatcher = {
   stop(): Promise<void>;
 };
 
-const MAX_ATTEMPTS = 8;
 /** 5 s, 10 s, 20 s … capped at 10 min. */
 export function retryDelayMs(attempt: number): number {
   return Math.min(5_000 * 2 ** (attempt - 1), 600_000);
+}
+
+/**
+ * When to try a failed message again, or null to give up. It is retried for as long as the link and
+ * code inside it still work (`lifetimeMs`, MAILER_OTP_EXP): an SMTP outage shorter than that loses no
+ * confirmation or recovery mail, and a mail whose link has expired is useless (/resend makes a fresh one).
+ */
+export function nextAttemptAt(createdAt: Date, attempts: number, now: Date, lifetimeMs: number): Date | null {
+  const at = now.getTime() + retryDelayMs(attempts);
+  return at < createdAt.getTime() + lifetimeMs ? new Date(at) : null;
 }
 
 /**
@@ -27,9 +36,13 @@ export function createMailDispatcher(opts: {
   from: string;
   logger: Logger;
   clock: () => Date;
+  /** How long the links and codes in a message stay valid (MAILER_OTP_EXP), in ms. */
+  linkLifetimeMs: number;
   pollMs?: number;
 }): MailDispatcher {
   const { db, transport, from, logger, clock } = opts;
+  // Bodies leave the database once sent, except in the dev mailbox, which is where they are read.
+  const scrub = transport.kind !== 'dev-mailbox';
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -42,16 +55,15 @@ export function createMailDispatcher(opts: {
         batch.map(async (m) => {
           try {
             await transport.send({ from, to: m.toAddress, subject: m.subject, text: m.text, html: m.html });
-            await markSent(db, m.id, clock());
+            await markSent(db, m.id, clock(), scrub);
             logger.info({ mailId: m.id, kind: m.kind, transport: transport.kind }, 'mail sent');
           } catch (err) {
-            const next =
-              m.attempts >= MAX_ATTEMPTS ? null : new Date(clock().getTime() + retryDelayMs(m.attempts));
+            const next = nextAttemptAt(m.createdAt, m.attempts, clock(), opts.linkLifetimeMs);
             logger.warn(
               { mailId: m.id, kind: m.kind, attempt: m.attempts, err: (err as Error).message, retryAt: next },
               'mail send failed',
             );
-            await markFailed(db, m.id, (err as Error).message, next).catch(() => {});
+            await markFailed(db, m.id, (err as Error).message, next, scrub).catch(() => {});
           }
         }),
       );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from '../db/client.ts';
 import { type AmrEntry, mfaChallenges, mfaFactors, refreshTokens, sessions } from '../db/schema.ts';
 import type { SessionRow } from './sessions.ts';
@@ -59,6 +59,39 @@ export async function updateFactor(db: DbOrTx, id: string, patch: Partial<Factor
   const [row] = await db.update(mfaFactors).set(patch).where(eq(mfaFactors.id, id)).returning();
   if (!row) throw new Error('factor vanished');
   return row;
+}
+
+/**
+ * Claims the right to send a phone factor's code: one conditional UPDATE sets last_challenged_at to
+ * `now` only when the previous challenge is at least `floorSec` old. A separate read and write let
+ * parallel requests all pass the check; here concurrent claims queue on the row lock and re-check
+ * the condition against the winner's value, so exactly one succeeds per floor window. On refusal it
+ * returns the time of the challenge that holds the window (for the Retry-After figure), or
+ * undefined when the factor no longer exists (unenrolled meanwhile).
+ */
+export async function claimPhoneChallenge(
+  db: DbOrTx,
+  id: string,
+  now: Date,
+  floorSec: number,
+): Promise<{ claimed: true } | { claimed: false; lastChallengedAt: Date | undefined }> {
+  const cutoff = new Date(now.getTime() - floorSec * 1000);
+  const rows = await db
+    .update(mfaFactors)
+    .set({ lastChallengedAt: now })
+    .where(
+      and(
+        eq(mfaFactors.id, id),
+        or(isNull(mfaFactors.lastChallengedAt), lte(mfaFactors.lastChallengedAt, cutoff)),
+      ),
+    )
+    .returning({ id: mfaFactors.id });
+  if (rows.length === 1) return { claimed: true };
+  const [row] = await db
+    .select({ lastChallengedAt: mfaFactors.lastChallengedAt })
+    .from(mfaFactors)
+    .where(eq(mfaFactors.id, id));
+  return { claimed: false, lastChallengedAt: row?.lastChallengedAt ?? undefined };
 }
 
 export async function deleteFactor(db: DbOrTx, id: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from '../db/client.ts';
 import { mailOutbox } from '../db/schema.ts';
 
@@ -66,35 +66,63 @@ export async function claimDueMail(
     );
 }
 
-export async function markSent(db: DbOrTx, id: string, now: Date): Promise<void> {
+/**
+ * `scrub` blanks the body once it is out of our hands (sent, or given up): it holds a live link token
+ * and code, which must not outlive their purpose in the database or its backups (tokens themselves
+ * are stored hashed). The dev mailbox keeps bodies: it is where they are read.
+ */
+export async function markSent(db: DbOrTx, id: string, now: Date, scrub: boolean): Promise<void> {
   await db
     .update(mailOutbox)
-    .set({ status: 'sent', sentAt: now, lastError: null })
+    .set({ status: 'sent', sentAt: now, lastError: null, ...(scrub ? { text: '', html: '' } : {}) })
     .where(eq(mailOutbox.id, id));
 }
 
+/** A failed send: retried at `nextAttemptAt`, or given up (null), its body then scrubbed as in markSent. */
 export async function markFailed(
   db: DbOrTx,
   id: string,
   error: string,
   nextAttemptAt: Date | null,
+  scrub: boolean,
 ): Promise<void> {
   await db
     .update(mailOutbox)
     .set(
       nextAttemptAt
         ? { status: 'pending', lastError: error.slice(0, 500), nextAttemptAt }
-        : { status: 'failed', lastError: error.slice(0, 500) },
+        : { status: 'failed', lastError: error.slice(0, 500), ...(scrub ? { text: '', html: '' } : {}) },
     )
     .where(eq(mailOutbox.id, id));
 }
 
-export async function listMail(db: DbOrTx, limit = 50, to?: string): Promise<OutboxMessage[]> {
-  const q = db.select().from(mailOutbox);
-  return (to ? q.where(eq(mailOutbox.toAddress, to)) : q).orderBy(desc(mailOutbox.createdAt)).limit(limit);
+/** Sent and given-up messages older than `before` (the periodic sweep; pending ones stay). */
+export async function deleteOldMail(db: DbOrTx, before: Date): Promise<void> {
+  await db.execute(
+    sql`delete from mail_outbox where status in ('sent', 'failed') and created_at < ${before.toISOString()}::timestamptz`,
+  );
 }
 
-export async function getMail(db: DbOrTx, id: string): Promise<OutboxMessage | undefined> {
-  const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, id));
+/** The outbox kinds a reader may see: all of them, or only these (e.g. `['sms']`). */
+export type MailKinds = 'all' | readonly string[];
+const ofKinds = (kinds: MailKinds) => (kinds === 'all' ? undefined : inArray(mailOutbox.kind, [...kinds]));
+
+export async function listMail(
+  db: DbOrTx,
+  opts: { limit: number; to?: string | undefined; kinds: MailKinds },
+): Promise<OutboxMessage[]> {
+  return db
+    .select()
+    .from(mailOutbox)
+    .where(and(opts.to ? eq(mailOutbox.toAddress, opts.to) : undefined, ofKinds(opts.kinds)))
+    .orderBy(desc(mailOutbox.createdAt))
+    .limit(opts.limit);
+}
+
+export async function getMail(db: DbOrTx, id: string, kinds: MailKinds): Promise<OutboxMessage | undefined> {
+  const [row] = await db
+    .select()
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.id, id), ofKinds(kinds)));
   return row;
 }

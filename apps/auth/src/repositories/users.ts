@@ -17,6 +17,15 @@ export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | un
   return row;
 }
 
+/**
+ * The user row, locked (SELECT … FOR UPDATE) until the transaction ends: a read-modify-write of the
+ * row (the metadata merge) then sees every earlier committed write and no concurrent one slips in.
+ */
+export async function lockUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id)).for('update');
+  return row;
+}
+
 export async function findUserByPendingEmail(db: DbOrTx, newEmail: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.emailChange, newEmail));
   return row;

@@ -86,6 +86,7 @@ const envSchema = z.object({
   RATE_LIMIT_EMAIL_WINDOW: int(1, 86400).default(3600),
   RATE_LIMIT_EMAIL_FLOOR: int(0, 86400).default(60),
   RATE_LIMIT_EMAIL_SENT: int(0, 1_000_000).default(200),
+  RATE_LIMIT_SMS_SENT: int(0, 1_000_000).default(30),
   // MFA (issue 4). WebAuthn relying party: id = SITE_URL's hostname, origins = SITE_URL's origin.
   WEBAUTHN_RP_ID: optionalString,
   WEBAUTHN_RP_ORIGINS: z.string().default(''),
@@ -168,6 +169,7 @@ export type Config = {
     signinBackoffMax: number;
     emailFloor: number;
     emailSentPerHour: number;
+    smsSentPerHour: number;
   };
 };
 
@@ -299,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinBackoffMax: e.RATE_LIMIT_SIGNIN_BACKOFF_MAX,
       emailFloor: e.RATE_LIMIT_EMAIL_FLOOR,
       emailSentPerHour: e.RATE_LIMIT_EMAIL_SENT,
+      smsSentPerHour: e.RATE_LIMIT_SMS_SENT,
     },
   };
 }

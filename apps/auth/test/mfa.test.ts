@@ -340,3 +340,44 @@ describe('phone factor resend floor (MFA_PHONE_MAX_FREQUENCY)', () => {
     expect(Number(again.headers.get('retry-after'))).toBeLessThanOrEqual(60);
   });
 });
+
+describe('global SMS budget (RATE_LIMIT_SMS_SENT)', () => {
+  let budgeted: TestServer;
+  beforeAll(async () => {
+    budgeted = await startTestServer({
+      MAILER_AUTOCONFIRM: 'true',
+      MFA_PHONE_MAX_FREQUENCY: '0',
+      RATE_LIMIT_SMS_SENT: '2',
+    });
+  });
+  afterAll(async () => {
+    await budgeted?.close();
+  });
+
+  it('sends at most the hourly budget across all factors, then answers 429', async () => {
+    const phones: string[] = [];
+    const results = [];
+    for (let i = 0; i < 3; i++) {
+      const sb = budgeted.client();
+      expect(
+        (await sb.auth.signUp({ email: uniqueEmail('sms-budget'), password: PASSWORD })).error,
+      ).toBeNull();
+      const phone = `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+      phones.push(phone);
+      const enrolled = await sb.auth.mfa.enroll({ factorType: 'phone', phone });
+      expect(enrolled.error).toBeNull();
+      results.push(
+        await sb.auth.mfa.challenge({ factorId: (enrolled.data as { id: string }).id, channel: 'sms' }),
+      );
+    }
+    expect(results.map((r) => r.error?.code ?? 'ok')).toEqual(['ok', 'ok', 'over_sms_send_rate_limit']);
+    const delivered = await Promise.all(
+      phones.map(
+        async (p) =>
+          ((await (await budgeted.api(`/_dev/mailbox.json?to=${encodeURIComponent(p)}`)).json()) as unknown[])
+            .length,
+      ),
+    );
+    expect(delivered).toEqual([1, 1, 0]);
+  });
+});

@@ -27,7 +27,7 @@ import {
   type WebauthnSession,
   webauthnOptions,
 } from './mfa-webauthn.ts';
-import { enforceRateLimits, ipBucket } from './rate-limit.ts';
+import { enforceRateLimits, ipBucket, smsQuota } from './rate-limit.ts';
 import { type SessionResponse, sessionResponse } from './session-tokens.ts';
 import { userJson } from './user-json.ts';
 
@@ -92,6 +92,13 @@ export async function createChallenge(
         now,
       });
     });
+    try {
+      // Counted only for a challenge that won its floor, so refused parallel requests use none of it.
+      await smsQuota(deps);
+    } catch (err) {
+      await deleteChallenge(deps.db, challenge.id).catch(() => {});
+      throw err;
+    }
     try {
       await deps.sms.send({
         to: `+${factor.phone}`,

@@ -104,6 +104,25 @@ export function emailQuota(deps: Deps, email: string): Promise<void> {
   );
 }
 
+/**
+ * The global hourly count of phone-factor SMS (GoTrue's RATE_LIMIT_SMS_SENT): each one costs money,
+ * and the per-factor resend floor alone lets many factors send at the same time.
+ */
+export function smsQuota(deps: Deps): Promise<void> {
+  return enforceRateLimits(
+    deps,
+    [
+      {
+        key: 'sms:global',
+        limit: deps.config.rateLimits.smsSentPerHour,
+        windowSec: 3600,
+        code: 'over_sms_send_rate_limit',
+      },
+    ],
+    3600,
+  );
+}
+
 /** The back-off key of a sign-in: the account together with the caller's network. */
 export function signinBackoffKey(email: string, ip: string): string {
   return `backoff:signin:${ipBucket(ip)}:${email}`;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { alternateHref } from '../app/components/layout/language-switcher.tsx';
 import { localeFromPathname, stripLocale } from '../app/config/locales.ts';
 import { paths, prerenderPaths, sitemapPaths } from '../app/config/paths.ts';
 import { siteConfig } from '../app/config/site.ts';
@@ -27,6 +28,14 @@ describe('paths', () => {
     expect(localeFromPathname('/arabic')).toBe('en');
     expect(stripLocale('/ar/auth')).toBe('/auth');
     expect(stripLocale('/ar')).toBe('/');
+  });
+
+  it("never turns a 404's missing path into a link off the site", () => {
+    expect(stripLocale('/ar//evil.example/path')).toBe('/evil.example/path');
+    expect(stripLocale('//evil.example')).toBe('/evil.example');
+    expect(alternateHref('notFound', 'en', '/ar//evil.example/path', '')).toBe('/evil.example/path');
+    expect(alternateHref('notFound', 'ar', '///evil.example', '')).toBe('/ar/evil.example');
+    expect(alternateHref('notFound', 'en', '/ar/no-such-page', '')).toBe('/no-such-page');
   });
 
   it('prerenders home, auth and the 404 page, and lists only real pages in the sitemap', () => {

@@ -63,6 +63,9 @@ function resolvePath(files: Map<string, SiteFile>, rawPath: string): string | un
   } catch {
     return undefined;
   }
+  // Pages live at their clean URLs only: `/index.html` would serve the home page's HTML at a URL its
+  // router does not know, and after hydration it rendered the 404 block over the page.
+  if (path.endsWith('.html')) return undefined;
   const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : '';
   const candidates = [path, `${trimmed}/index.html`, `${trimmed}.html`];
   return candidates.find((candidate) => files.has(candidate) && !candidate.endsWith('/404.html'));

@@ -54,8 +54,8 @@ describe('site app', () => {
     expect(await res.text()).toContain('<title>home</title>');
   });
 
-  it('resolves routes to their prerendered index.html with and without a trailing slash', async () => {
-    for (const path of ['/auth', '/auth/', '/auth/index.html']) {
+  it('resolves routes to their prerendered index.html, with and without a trailing slash', async () => {
+    for (const path of ['/auth', '/auth/']) {
       const res = await app.request(path);
       expect(res.status, path).toBe(200);
       expect(await res.text()).toContain('<title>auth</title>');
@@ -90,6 +90,20 @@ describe('site app', () => {
     expect(await ar.text()).toContain('not found ar');
     const direct = await app.request('/404.html');
     expect(direct.status).toBe(404);
+  });
+
+  it('serves pages at their clean URLs only: a page file named directly is a 404', async () => {
+    for (const [path, page] of [
+      ['/index.html', 'not found en'],
+      ['/auth/index.html', 'not found en'],
+      ['/ar/index.html', 'not found ar'],
+    ]) {
+      const res = await app.request(path as string);
+      expect(res.status, path).toBe(404);
+      expect(await res.text(), path).toContain(page);
+    }
+    expect((await app.request('/auth')).status).toBe(200);
+    expect((await app.request('/ar/')).status).toBe(200);
   });
 
   it('never serves files outside the build, whatever the encoding of the path', async () => {

@@ -25,10 +25,13 @@ export function localeFromPathname(pathname: string): Locale {
   return pathname === '/ar' || pathname.startsWith('/ar/') ? 'ar' : 'en';
 }
 
-/** The pathname without its locale prefix, always starting with '/'. */
+/**
+ * The pathname without its locale prefix, starting with exactly one '/'. A 404 page builds its
+ * language link from the missing path: `/ar//evil.example/x` must not become `//evil.example/x`, a
+ * protocol-relative link off the site.
+ */
 export function stripLocale(pathname: string): string {
   const locale = localeFromPathname(pathname);
-  if (locale === defaultLocale) return pathname || '/';
-  const rest = pathname.slice(localePrefix(locale).length);
-  return rest === '' ? '/' : rest;
+  const rest = locale === defaultLocale ? pathname : pathname.slice(localePrefix(locale).length);
+  return `/${rest.replace(/^\/+/, '')}`;
 }

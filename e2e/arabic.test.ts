@@ -234,6 +234,9 @@ describe('account journey in Arabic', () => {
     await page.getByLabel('كلمة المرور', { exact: true }).fill('1');
     await page.getByRole('button', { name: 'إنشاء حساب', exact: true }).click();
     await toast(page, 'خطأ').filter({ hasText: 'عنوان البريد الإلكتروني غير صالح' }).waitFor();
+    // The toast region and its close buttons are named in Arabic too (sonner's own names are English).
+    expect(await page.locator('section[aria-label^="الإشعارات"]').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'إغلاق الإشعار' }).count()).toBeGreaterThan(0);
     expect(await page.getByTestId('auth-error').textContent()).toBe('عنوان البريد الإلكتروني غير صالح');
 
     await page.getByLabel('البريد الإلكتروني', { exact: true }).fill(email);

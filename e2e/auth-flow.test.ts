@@ -138,6 +138,9 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     const stored = await fresh.evaluate(() => localStorage.getItem('sb-127-auth-token'));
     expect(JSON.parse(stored ?? '{}').user.email).toBe(email);
     expect(log.errors).toEqual([]);
+    // …and out of the browser's history: Back must not show a URL that signs anyone in.
+    await fresh.goBack();
+    expect(fresh.url()).not.toContain('access_token');
     await fresh.close();
   });
 

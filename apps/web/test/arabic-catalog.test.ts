@@ -127,6 +127,15 @@ describe('auth errors in Arabic', () => {
     );
   });
 
+  it('names the outage when the service answers 502–504, and falls back when the network fails', () => {
+    const away = { name: 'AuthRetryableFetchError', message: '{}', status: 503 };
+    expect(localizedAuthErrorMessage(away, m, 'ar')).toBe(
+      serviceErrorCatalogs.ar?.byCode.service_unavailable,
+    );
+    const offline = { name: 'AuthRetryableFetchError', message: 'Failed to fetch', status: 0 };
+    expect(localizedAuthErrorMessage(offline, m, 'ar')).toBe(m.fallback);
+  });
+
   it("keeps the service's own message in English (spec §8)", () => {
     expect(
       localizedAuthErrorMessage(

@@ -69,6 +69,14 @@ describe('authErrorMessage (spec §8)', () => {
     expect(authErrorMessage({ message: 'Email rate limit exceeded' }, e)).toBe('Email rate limit exceeded');
   });
 
+  it.each([
+    [{ name: 'AuthRetryableFetchError', message: 'Failed to fetch', status: 0 }],
+    [{ name: 'AuthRetryableFetchError', message: '{}', status: 503 }],
+    [{ name: 'AuthRetryableFetchError', message: '{}', status: 502 }],
+  ])('falls back when the service could not be reached or answered without a body: %j', (error) => {
+    expect(authErrorMessage(error, e)).toBe('An error occurred. Please try again.');
+  });
+
   it.each([[{ message: '' }], [{}], [null], [undefined], [new Error('')]])(
     'falls back for an error without a message: %j',
     (error) => {

@@ -32,6 +32,8 @@ export const ar: Messages = {
   common: {
     skipToContent: 'الانتقال إلى المحتوى',
     homeLabel: `${brand}، الصفحة الرئيسية`,
+    notifications: 'الإشعارات',
+    closeNotification: 'إغلاق الإشعار',
   },
   nav: {
     label: 'التنقل الرئيسي',

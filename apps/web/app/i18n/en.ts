@@ -28,6 +28,8 @@ export const en = {
   common: {
     skipToContent: 'Skip to content',
     homeLabel: `${brand} home`,
+    notifications: 'Notifications',
+    closeNotification: 'Close notification',
   },
   nav: {
     label: 'Main',

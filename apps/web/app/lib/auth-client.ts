@@ -25,23 +25,48 @@ let clientPromise: Promise<AuthClient> | undefined;
  */
 export function getAuthClient(): Promise<AuthClient> {
   clientPromise ??= (async () => {
+    const landing = takeAuthFragment();
     const [config, { AuthClient }] = await Promise.all([fetchRuntimeConfig(), import('@supabase/auth-js')]);
     const projectUrl = resolveSupabaseUrl(config, window.location.origin);
-    return new AuthClient({
+    const client = new AuthClient({
       url: `${projectUrl}/auth/v1`,
       headers: { apikey: config.anonKey, Authorization: `Bearer ${config.anonKey}` },
       storageKey: storageKeyFor(projectUrl),
       persistSession: true,
       autoRefreshToken: true,
-      detectSessionInUrl: true,
+      // The email link's session is taken from the URL by takeAuthFragment, not by auth-js.
+      detectSessionInUrl: false,
       flowType: 'implicit',
     });
+    const access_token = landing?.get('access_token');
+    const refresh_token = landing?.get('refresh_token');
+    if (access_token && refresh_token) {
+      // Verified by the service (GET /user) before it is stored; SIGNED_IN follows, as from the URL.
+      const { error } = await client.setSession({ access_token, refresh_token });
+      if (error) console.error('Could not start the session from the email link', error.message);
+    }
+    return client;
   })();
   clientPromise.catch(() => {
     // A failed load (offline, bad config) may be retried by the next caller.
     clientPromise = undefined;
   });
   return clientPromise;
+}
+
+const AUTH_FRAGMENT_KEYS = ['access_token', 'refresh_token', 'error', 'error_description', 'error_code'];
+
+/**
+ * Takes an auth redirect result (an email link lands on `/#access_token=…&refresh_token=…`, or
+ * `#error=…`) out of the URL, replacing the history entry, and returns it. auth-js would read it
+ * itself and then clear it with `location.hash = ''`, which ADDS a history entry: Back would show
+ * the tokens again, and whoever used the browser next could sign in with them.
+ */
+export function takeAuthFragment(): URLSearchParams | undefined {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  if (!AUTH_FRAGMENT_KEYS.some((key) => params.has(key))) return undefined;
+  window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  return params;
 }
 
 /** True when this browser holds a stored session or the URL carries an auth redirect result. */

@@ -1,18 +1,22 @@
 import { Toaster as Sonner } from 'sonner';
 import { localeDirection } from '../../config/locales.ts';
-import { useLocale } from '../../i18n/locale-context.tsx';
+import { useLocale, useMessages } from '../../i18n/locale-context.tsx';
 
 /** The toast host (sonner), styled with the site's tokens. Loaded lazily from root.tsx. */
 export function Toaster() {
   const locale = useLocale();
+  const m = useMessages();
   return (
     <Sonner
       position="top-center"
       dir={localeDirection[locale]}
+      // The region and close-button names in the page's language (sonner's own are English).
+      containerAriaLabel={m.common.notifications}
       closeButton
       duration={6000}
       toastOptions={{
         unstyled: false,
+        closeButtonAriaLabel: m.common.closeNotification,
         classNames: {
           toast: 'rounded-xl! border! font-sans! shadow-lg!',
           title: 'font-bold! text-base!',

@@ -76,7 +76,10 @@ export function AuthForm({ initialMode }: AuthFormProps) {
         else notifySuccess(m.auth.success.signInTitle, m.auth.success.signInText);
       }
     } catch (error) {
-      fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
+      // auth-js returns the service's errors; what is thrown (the page's configuration or the client
+      // could not load) carries no words of the service, so it gets the generic text (spec §8).
+      console.error('Auth request failed', error);
+      fail(m.auth.errors.fallback);
     } finally {
       setSubmitting(false);
     }

@@ -5,11 +5,30 @@ export type AuthErrorMessages = {
 };
 
 /**
+ * The HTTP status an auth-js error carries (0 when the request never got an answer), if any.
+ */
+export function errorStatus(error: unknown): number | undefined {
+  const status = error && typeof error === 'object' && 'status' in error ? error.status : undefined;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * Failures that carry no words of the service: the network failed (auth-js's
+ * AuthRetryableFetchError, status 0, "Failed to fetch"), or a gateway or the service answered
+ * 502–504, which auth-js reports with the status alone (its message is then "{}").
+ */
+function isUnreachable(error: unknown): boolean {
+  const status = errorStatus(error);
+  return status === 0 || (status !== undefined && status >= 502 && status <= 504);
+}
+
+/**
  * Spec §8: maps an error from the auth service to the text of the destructive "Error" toast.
  * The two known causes are recognised by the service's message, as the spec says; anything else
  * shows the service's own message, and an error without a message shows the generic fallback.
  */
 export function authErrorMessage(error: unknown, messages: AuthErrorMessages): string {
+  if (isUnreachable(error)) return messages.fallback;
   const raw =
     typeof error === 'string'
       ? error

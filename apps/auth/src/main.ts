@@ -191,6 +191,10 @@ export async function main(): Promise<void> {
     throw err;
   }
   const base = config.SITE_URL;
+  // Before the "listening" line: log lines are written asynchronously but in order, so whoever waits
+  // for "listening" (an operator's supervisor, our test) has seen the warning by then.
+  if (config.production && !config.DATABASE_URL && !config.PGLITE_FSYNC)
+    logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
   logger.info(
     {
       url: server.url,
@@ -200,8 +204,6 @@ export async function main(): Promise<void> {
     },
     'listening',
   );
-  if (config.production && !config.DATABASE_URL && !config.PGLITE_FSYNC)
-    logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
   console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
   if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
   const shutdown = (signal: string) => {

@@ -112,7 +112,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
 }
 
-function errorChain(err: unknown): Array<Record<string, unknown>> {
+/** An error and its causes, outermost first (bounded: a cause cycle must not hang the caller). */
+export function errorChain(err: unknown): Array<Record<string, unknown>> {
   const chain: Array<Record<string, unknown>> = [];
   let current: unknown = err;
   for (let i = 0; i < 5 && current && typeof current === 'object'; i++) {

@@ -1,4 +1,4 @@
-import { sqlState } from './client.ts';
+import { errorChain, sqlState } from './client.ts';
 
 /**
  * What may be logged about a thrown error. The SQLSTATE goes in `sqlState`, not `code`: the logger
@@ -22,18 +22,6 @@ function isQueryWrapper(message: string): boolean {
 function messageOf(link: unknown): string {
   const message = (link as { message?: unknown }).message;
   return typeof message === 'string' ? message : '';
-}
-
-/** The error and its causes, outermost first (bounded: a cause cycle must not hang the logger). */
-function chain(err: unknown): object[] {
-  const links: object[] = [];
-  for (
-    let e = err;
-    links.length < 5 && e !== null && typeof e === 'object';
-    e = (e as { cause?: unknown }).cause
-  )
-    links.push(e);
-  return links;
 }
 
 /** The stack's `at …` lines only: its first line(s) repeat the message, wrapper text included. */
@@ -65,7 +53,7 @@ function ownMessage(err: unknown, links: object[], code: string | undefined): st
  * With `stack`, the call frames of the outermost error are kept (where it was thrown), not its text.
  */
 export function errorSummary(err: unknown, options: { stack?: boolean } = {}): ErrorSummary {
-  const links = chain(err);
+  const links = errorChain(err);
   const code = sqlState(err);
   const summary: ErrorSummary = { message: ownMessage(err, links, code).slice(0, MAX_MESSAGE) };
   if (code) summary.sqlState = code;

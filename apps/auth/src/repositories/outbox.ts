@@ -71,10 +71,12 @@ export async function claimDueMail(
  * and code, which must not outlive their purpose in the database or its backups (tokens themselves
  * are stored hashed). The dev mailbox keeps bodies: it is where they are read.
  */
+const blankBody = (scrub: boolean) => (scrub ? { text: '', html: '' } : {});
+
 export async function markSent(db: DbOrTx, id: string, now: Date, scrub: boolean): Promise<void> {
   await db
     .update(mailOutbox)
-    .set({ status: 'sent', sentAt: now, lastError: null, ...(scrub ? { text: '', html: '' } : {}) })
+    .set({ status: 'sent', sentAt: now, lastError: null, ...blankBody(scrub) })
     .where(eq(mailOutbox.id, id));
 }
 
@@ -91,7 +93,7 @@ export async function markFailed(
     .set(
       nextAttemptAt
         ? { status: 'pending', lastError: error.slice(0, 500), nextAttemptAt }
-        : { status: 'failed', lastError: error.slice(0, 500), ...(scrub ? { text: '', html: '' } : {}) },
+        : { status: 'failed', lastError: error.slice(0, 500), ...blankBody(scrub) },
     )
     .where(eq(mailOutbox.id, id));
 }

@@ -7,19 +7,23 @@ export type AuthErrorMessages = {
 /**
  * The HTTP status an auth-js error carries (0 when the request never got an answer), if any.
  */
-export function errorStatus(error: unknown): number | undefined {
+function errorStatus(error: unknown): number | undefined {
   const status = error && typeof error === 'object' && 'status' in error ? error.status : undefined;
   return typeof status === 'number' ? status : undefined;
 }
 
+/** A gateway or the service answered 502–504: auth-js keeps only the status (its message is "{}"). */
+export function isServiceAway(error: unknown): boolean {
+  const status = errorStatus(error);
+  return status !== undefined && status >= 502 && status <= 504;
+}
+
 /**
  * Failures that carry no words of the service: the network failed (auth-js's
- * AuthRetryableFetchError, status 0, "Failed to fetch"), or a gateway or the service answered
- * 502–504, which auth-js reports with the status alone (its message is then "{}").
+ * AuthRetryableFetchError, status 0, "Failed to fetch"), or the service was away (502–504).
  */
 function isUnreachable(error: unknown): boolean {
-  const status = errorStatus(error);
-  return status === 0 || (status !== undefined && status >= 502 && status <= 504);
+  return errorStatus(error) === 0 || isServiceAway(error);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Locale } from '../../../config/locales.ts';
 import { type ServiceErrorMessages, serviceErrorCatalogs } from '../../../i18n/service-errors.ts';
-import { type AuthErrorMessages, authErrorMessage, errorStatus } from './auth-error-message.ts';
+import { type AuthErrorMessages, authErrorMessage, isServiceAway } from './auth-error-message.ts';
 
 /**
  * The toast text for an auth error in the page's language. The spec's catalogue (§8) comes first
@@ -17,9 +17,8 @@ export function localizedAuthErrorMessage(
   const text = authErrorMessage(error, messages);
   const service = catalogs[locale];
   // A 502–504 reaches auth-js without the service's body (no code): it is the service being away.
-  const status = errorStatus(error);
   const unavailable = service?.byCode.service_unavailable;
-  if (unavailable && status !== undefined && status >= 502 && status <= 504) return unavailable;
+  if (unavailable && isServiceAway(error)) return unavailable;
   if (!service || Object.values(messages).includes(text)) return text;
   const code =
     error && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : '';

@@ -9,6 +9,7 @@ import {
 export type AuthClient = GoTrueClient;
 
 let clientPromise: Promise<AuthClient> | undefined;
+let pendingLanding: URLSearchParams | undefined;
 
 /**
  * The one auth client of the page, created on first use: it reads /runtime-config.json, then
@@ -24,8 +25,10 @@ let clientPromise: Promise<AuthClient> | undefined;
  * default to `supabase.auth.token`, hence the explicit value).
  */
 export function getAuthClient(): Promise<AuthClient> {
+  // Taken out of the URL at once (before any await); kept until a client has used it, so a failed
+  // load (offline, bad config) retried by the next caller does not lose the email link's session.
+  pendingLanding ??= takeAuthFragment();
   clientPromise ??= (async () => {
-    const landing = takeAuthFragment();
     const [config, { AuthClient }] = await Promise.all([fetchRuntimeConfig(), import('@supabase/auth-js')]);
     const projectUrl = resolveSupabaseUrl(config, window.location.origin);
     const client = new AuthClient({
@@ -38,6 +41,8 @@ export function getAuthClient(): Promise<AuthClient> {
       detectSessionInUrl: false,
       flowType: 'implicit',
     });
+    const landing = pendingLanding;
+    pendingLanding = undefined;
     const access_token = landing?.get('access_token');
     const refresh_token = landing?.get('refresh_token');
     if (access_token && refresh_token) {

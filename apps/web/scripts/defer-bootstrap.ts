@@ -58,13 +58,14 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
         `addEventListener("click",e=>{x||(p=e.target.closest?.("button:not([popovertarget],[type=submit])")||p)},true);` +
         // A submit asked for before hydration (a tap on the still-disabled submit button, or Enter in a
         // field: autofilled credentials need no other interaction) is remembered and sent once hydrated.
-        `let f;const q=t=>{d.dataset.hydrated||(f=t?.form||f)};` +
         // A disabled button gets no events (pointer-events: none; the form receives them), so a tap is
-        // matched to the form's submit button by position.
-        `addEventListener("pointerdown",e=>{const b=e.target.closest?.("form")?.querySelector("button[type=submit]"),r=b?.getBoundingClientRect();` +
-        `r&&e.clientX>=r.left&&e.clientX<=r.right&&e.clientY>=r.top&&e.clientY<=r.bottom&&q(b)},true);` +
-        `addEventListener("keydown",e=>{e.key==="Enter"&&e.target.matches?.("form input")&&q(e.target)},true);` +
-        `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();p?.isConnected&&p.click();f?.isConnected&&f.requestSubmit()}}).observe(d,{attributeFilter:["data-hydrated"]});` +
+        // matched to the form's submit button by position. Both listeners go once hydrated.
+        `let f;const P=e=>{const b=e.target.closest?.("form")?.querySelector("button[type=submit]"),r=b?.getBoundingClientRect();` +
+        `r&&e.clientX>=r.left&&e.clientX<=r.right&&e.clientY>=r.top&&e.clientY<=r.bottom&&(f=b.form)},` +
+        `K=e=>{e.key==="Enter"&&e.target.matches?.("form input")&&(f=e.target.form)};` +
+        `addEventListener("pointerdown",P,true);addEventListener("keydown",K,true);` +
+        `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();removeEventListener("pointerdown",P,true);removeEventListener("keydown",K,true);` +
+        `p?.isConnected&&p.click();f?.isConnected&&f.requestSubmit()}}).observe(d,{attributeFilter:["data-hydrated"]});` +
         `const r=()=>{try{if(/access_token|error_description|[?&]mode=/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
         `r()&&(document.readyState==="complete"?g():addEventListener("load",g,{once:true}))</script>`);
 

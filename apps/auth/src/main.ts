@@ -1,20 +1,20 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
+import type { Deps } from './core/deps.ts';
+import { createMailDispatcher } from './core/mail/dispatcher.ts';
+import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
+import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
 import { KeyStore } from './crypto/jwt.ts';
 import { databaseOptions, openDatabase } from './db/client.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrate.ts';
-import type { Deps } from './deps.ts';
-import { createHttpApp } from './http-app.ts';
+import { deleteOldMail } from './db/outbox.repo.ts';
+import { deleteOldCounters } from './db/rate-limits.repo.ts';
+import { getOrCreateSecret } from './db/secrets.repo.ts';
+import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createMailDispatcher } from './mail/dispatcher.ts';
-import { devMailboxTransport, type MailTransport, smtpTransport } from './mail/transport.ts';
-import { deleteOldMail } from './repositories/outbox.ts';
-import { deleteOldCounters } from './repositories/rate-limits.ts';
-import { getOrCreateSecret } from './repositories/secrets.ts';
-import { ensureSigningKey, listSigningKeys } from './repositories/signing-keys.ts';
-import { devMailboxSms, noSms, type SmsSender, webhookSms } from './sms/sender.ts';
 
 export type StartOptions = {
   logger?: Logger;

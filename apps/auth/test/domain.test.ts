@@ -1,19 +1,15 @@
 // Unit tests for the pure domain rules: refresh-token reuse, redirects, passwords, emails, errors.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import { isValidEmail, normalizeEmail, parseEmail } from '../src/core/email.ts';
+import { jsonTextProblem } from '../src/core/http/json-depth.ts';
+import { childRefreshToken } from '../src/core/issue-session.ts';
+import { assertPasswordAcceptable, codePointLength, passwordProblems } from '../src/core/password-policy.ts';
+import { globToRegExp, isRedirectAllowed, resolveRedirect } from '../src/core/redirect.ts';
 import { sha256 } from '../src/crypto/tokens.ts';
-import { isValidEmail, normalizeEmail, parseEmail } from '../src/domain/email.ts';
-import {
-  assertPasswordAcceptable,
-  codePointLength,
-  passwordProblems,
-} from '../src/domain/password-policy.ts';
-import { globToRegExp, isRedirectAllowed, resolveRedirect } from '../src/domain/redirect.ts';
-import { decideReuse, MAX_CHAIN_WALK } from '../src/domain/refresh.ts';
-import { childRefreshToken } from '../src/domain/session-tokens.ts';
-import { mergeMetadata } from '../src/domain/user-update.ts';
 import { type AuthError, requestedApiVersion } from '../src/errors.ts';
-import { jsonTextProblem } from '../src/http/json-depth.ts';
+import { decideReuse, MAX_CHAIN_WALK } from '../src/features/session/refresh.ts';
+import { mergeMetadata } from '../src/features/user/user-update.ts';
 
 const jsonNestsDeeperThan = (text: string, limit: number) => jsonTextProblem(text, limit) === 'too_deep';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addSigningKey, retireSigningKeys } from '../src/repositories/signing-keys.ts';
+import { addSigningKey, retireSigningKeys } from '../src/db/signing-keys.repo.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
 
 let t: TestServer;
@@ -79,7 +79,7 @@ describe('signing keys', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'namaa-keys-'));
     try {
       const run = (...args: string[]) =>
-        spawnSync(process.execPath, ['src/cli/rotate-keys.ts', ...args], {
+        spawnSync(process.execPath, ['src/features/keys/rotate-keys.cli.ts', ...args], {
           cwd: join(import.meta.dirname, '..'),
           env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '1', NODE_ENV: 'test' },
           encoding: 'utf8',

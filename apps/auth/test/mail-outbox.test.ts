@@ -3,8 +3,8 @@
 // not readable through the API; dev SMS (SMS_PROVIDER=dev) still are.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextAttemptAt } from '../src/core/mail/dispatcher.ts';
 import { mailOutbox } from '../src/db/schema.ts';
-import { nextAttemptAt } from '../src/mail/dispatcher.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
 
 describe('retrying a failed send', () => {

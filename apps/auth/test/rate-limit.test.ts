@@ -6,10 +6,10 @@ import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
+import { clientIp } from '../src/core/http/context.ts';
+import { ipBucket } from '../src/core/rate-limit.ts';
 import { queryRows } from '../src/db/client.ts';
-import { ipBucket } from '../src/domain/rate-limit.ts';
-import { clientIp } from '../src/http/context.ts';
-import { deleteOldCounters } from '../src/repositories/rate-limits.ts';
+import { deleteOldCounters } from '../src/db/rate-limits.repo.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
 
 // One service for the file; each test sets its limits on the live configuration (read per request)

@@ -3,9 +3,9 @@
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import { commonPasswordCount, isCommonPassword, resemblesIdentity } from '../src/core/common-passwords.ts';
+import { passwordProblems } from '../src/core/password-policy.ts';
 import { argon2Load, argon2ParamsAcceptable, hashPassword, verifyPassword } from '../src/crypto/passwords.ts';
-import { commonPasswordCount, isCommonPassword, resemblesIdentity } from '../src/domain/common-passwords.ts';
-import { passwordProblems } from '../src/domain/password-policy.ts';
 import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
 
 describe('common-password list', () => {

@@ -1,0 +1,128 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import type { Deps } from './core/deps.ts';
+import type { AppEnv } from './core/http/context.ts';
+import { jsonBody, requestContext, requireApiKey } from './core/http/middleware.ts';
+import { securityHeaders } from './core/http/security-headers.ts';
+import { isDatabaseUnavailable, sqlState } from './db/client.ts';
+import { errorSummary } from './db/error-summary.ts';
+import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { recoverRoutes } from './features/email-links/recover.routes.ts';
+import { resendRoutes } from './features/email-links/resend.routes.ts';
+import { verifyRoutes } from './features/email-links/verify.routes.ts';
+import { jwksRoutes } from './features/keys/jwks.routes.ts';
+import { factorRoutes } from './features/mfa/factors.routes.ts';
+import { devMailboxRoutes } from './features/ops/dev-mailbox.routes.ts';
+import { healthRoutes, SERVICE_VERSION } from './features/ops/health.routes.ts';
+import { settingsRoutes } from './features/ops/settings.routes.ts';
+import { logoutRoutes } from './features/session/logout.routes.ts';
+import { tokenRoutes } from './features/session/token.routes.ts';
+import { signupRoutes } from './features/signup/signup.routes.ts';
+import { reauthenticateRoutes } from './features/user/reauthenticate.routes.ts';
+import { userRoutes } from './features/user/user.routes.ts';
+import { createSiteApp, type SiteOptions } from './site/site-app.ts';
+
+export type HttpAppOptions = { site?: Omit<SiteOptions, 'logger'> | undefined };
+
+/**
+ * Maps any thrown value to a response: AuthError as is, database outages to 503, the rest to 500.
+ * Errors are logged through errorSummary, never as `err.message`: Drizzle's message carries the SQL
+ * and every bound parameter (password hashes, TOTP secrets, mail text).
+ */
+function handleError(deps: Deps) {
+  return (err: Error, c: import('hono').Context<AppEnv>) => {
+    const requestId = c.get('requestId');
+    const log = c.get('log') ?? deps.logger;
+    let authError: AuthError;
+    if (err instanceof AuthError) authError = err;
+    else if (sqlState(err)?.startsWith('22')) {
+      // A data exception (e.g. a NUL byte PostgreSQL cannot store) is bad input that slipped past
+      // validation: still the caller's fault, never a 500.
+      log.warn({ err: errorSummary(err) }, 'data exception from input');
+      authError = new AuthError('validation_failed', 'Invalid input');
+    } else if (isDatabaseUnavailable(err)) {
+      log.error({ err: errorSummary(err) }, 'database unavailable');
+      authError = new AuthError('service_unavailable', undefined, { headers: { 'Retry-After': '5' } });
+    } else {
+      log.error({ err: errorSummary(err, { stack: true }) }, 'unexpected error');
+      authError = new AuthError('unexpected_failure');
+    }
+    const res = toErrorResponse(c, authError, requestId);
+    if (requestId) res.headers.set('X-Request-Id', requestId);
+    return res;
+  };
+}
+
+/** The auth API under /auth/v1 (GoTrue wire format). */
+export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
+  const api = new OpenAPIHono<AppEnv>();
+  // First, so it also decorates CORS preflights and error answers.
+  api.use('*', securityHeaders({ hsts: () => deps.config.SITE_URL.startsWith('https://') }));
+  api.use(
+    '*',
+    cors({
+      // Any origin may call the API: credentials are bearer tokens, never cookies.
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      exposeHeaders: [API_VERSION_HEADER, 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
+  api.use('*', requireApiKey(deps.config));
+  api.use('*', jsonBody());
+  api.use('*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  });
+  for (const routes of [
+    healthRoutes(deps),
+    settingsRoutes(deps),
+    jwksRoutes(deps),
+    signupRoutes(deps),
+    tokenRoutes(deps),
+    verifyRoutes(deps),
+    userRoutes(deps),
+    reauthenticateRoutes(deps),
+    logoutRoutes(deps),
+    recoverRoutes(deps),
+    resendRoutes(deps),
+    factorRoutes(deps),
+    devMailboxRoutes(deps),
+  ])
+    api.route('/', routes);
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Namaa auth API (Supabase Auth / GoTrue compatible)',
+      version: SERVICE_VERSION,
+      description:
+        'Every route is under /auth/v1 and needs the `apikey` header, except GET /verify, /health and /.well-known/*.',
+    },
+    servers: [{ url: '/auth/v1' }],
+  });
+  api.all('*', () => {
+    throw new AuthError('not_found', 'Not found');
+  });
+  api.onError(handleError(deps));
+  return api;
+}
+
+/** The whole HTTP surface: the auth API at /auth/v1 and, when given, the site as the fallback. */
+export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestContext(deps));
+  app.route('/auth/v1', createAuthApi(deps));
+  if (options.site) {
+    const log = deps.logger.child({ part: 'site' });
+    app.route('/', createSiteApp({ ...options.site, logger: { warn: (obj, msg) => log.warn(obj, msg) } }));
+  }
+  app.notFound((c) => toErrorResponse(c, new AuthError('not_found'), c.get('requestId')));
+  app.onError(handleError(deps));
+  return app;
+}

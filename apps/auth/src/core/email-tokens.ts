@@ -1,0 +1,79 @@
+import { hmac, randomOtp, randomToken, sha256 } from '../crypto/tokens.ts';
+import type { DbOrTx } from '../db/client.ts';
+import { type OneTimeTokenType, replaceOneTimeToken } from '../db/one-time-tokens.repo.ts';
+import { enqueueMail } from '../db/outbox.repo.ts';
+import type { Deps } from './deps.ts';
+import { type MailKind, renderMail } from './mail/templates.ts';
+import { createFlowState, type PkceParams } from './pkce.ts';
+
+export const PKCE_LINK_PREFIX = 'pkce_';
+
+/** The keyed hash of a 6-digit code, bound to the address and token type. */
+export function otpHash(deps: Deps, type: OneTimeTokenType, address: string, code: string): string {
+  return hmac(deps.secrets.otp, `${type}:${address}:${code}`);
+}
+
+const verifyType: Record<OneTimeTokenType, string> = {
+  confirmation: 'signup',
+  recovery: 'recovery',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
+  reauthentication: 'reauthentication',
+};
+const mailKind: Record<OneTimeTokenType, MailKind> = {
+  confirmation: 'confirmation',
+  recovery: 'recovery',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change_current',
+  reauthentication: 'reauthentication',
+};
+
+/**
+ * Creates a one-time token (link + 6-digit code, both stored hashed) and writes the email to the
+ * outbox, in the caller's transaction. The dispatcher sends it after commit.
+ * The link is built from SITE_URL (never from request headers).
+ */
+export async function issueEmailToken(
+  deps: Deps,
+  tx: DbOrTx,
+  p: {
+    userId: string;
+    type: OneTimeTokenType;
+    to: string;
+    redirectTo: string;
+    pkce?: PkceParams | undefined;
+    /** The address an email change moves to (named in the mail to the current address). */
+    newEmail?: string | undefined;
+    /** Mail the 6-digit code only (a reauthentication nonce): no link, whose token stays unusable. */
+    codeOnly?: boolean;
+  },
+): Promise<void> {
+  const now = deps.clock();
+  // PKCE: the link will redirect with ?code= for this flow instead of tokens in the fragment.
+  const flowStateId = p.pkce ? await createFlowState(deps, tx, p.userId, p.type, p.pkce) : undefined;
+  // GoTrue marks PKCE links with this prefix; GET /verify then also reports errors in the query
+  // string, where a server-side PKCE callback looks (the token row may be gone by then).
+  const token = p.pkce ? `${PKCE_LINK_PREFIX}${randomToken(32)}` : randomToken(32);
+  const code = randomOtp();
+  await replaceOneTimeToken(tx, {
+    userId: p.userId,
+    type: p.type,
+    tokenHash: sha256(token),
+    otpHash: otpHash(deps, p.type, p.to, code),
+    relatesTo: p.to,
+    redirectTo: p.redirectTo,
+    expiresAt: new Date(now.getTime() + deps.config.MAILER_OTP_EXP * 1000),
+    now,
+    flowStateId,
+  });
+  let link: URL | undefined;
+  if (!p.codeOnly) {
+    link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
+    link.searchParams.set('token', token);
+    link.searchParams.set('type', verifyType[p.type]);
+    link.searchParams.set('redirect_to', p.redirectTo);
+  }
+  const minutes = Math.round(deps.config.MAILER_OTP_EXP / 60);
+  const mail = renderMail(mailKind[p.type], link?.href, code, minutes, { newEmail: p.newEmail });
+  await enqueueMail(tx, { userId: p.userId, kind: mailKind[p.type], to: p.to, ...mail });
+}

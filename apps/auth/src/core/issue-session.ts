@@ -1,0 +1,99 @@
+import { hmac, randomToken, sha256 } from '../crypto/tokens.ts';
+import type { DbOrTx } from '../db/client.ts';
+import type { AmrEntry } from '../db/schema.ts';
+import { insertSession, type SessionRow } from '../db/sessions.repo.ts';
+import type { UserRow } from '../db/users.repo.ts';
+import type { Deps, RequestMeta } from './deps.ts';
+
+/**
+ * Refresh tokens form a chain: each child is HMAC(server secret, parent). Only hashes are stored,
+ * yet the server can recompute the session's current token from any earlier one it is shown. That
+ * is how a replayed parent (a tab that lost the race, a client that failed to save) gets the SAME
+ * active token back instead of forking the session, while a thief without the secret cannot walk
+ * the chain.
+ */
+export function childRefreshToken(secret: string, parent: string): string {
+  return hmac(secret, `refresh-child:${parent}`);
+}
+
+export function issuerFor(deps: Deps): string {
+  return `${deps.config.SUPABASE_URL ?? deps.config.SITE_URL}/auth/v1`;
+}
+
+export type SessionResponse = {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  expires_at: number;
+  refresh_token: string;
+  user: Record<string, unknown>;
+  weak_password?: { message: string; reasons: string[] } | null;
+};
+
+/** Signs an access token for (user, session). */
+export async function signAccessToken(
+  deps: Deps,
+  user: UserRow,
+  session: Pick<SessionRow, 'id' | 'aal' | 'amr'>,
+): Promise<{ token: string; expiresAt: number; expiresIn: number }> {
+  const now = Math.floor(deps.clock().getTime() / 1000);
+  const expiresAt = now + deps.config.JWT_EXPIRY;
+  const token = deps.keys.sign(
+    {
+      sub: user.id,
+      email: user.email ?? '',
+      phone: user.phone ?? '',
+      app_metadata: user.appMetadata,
+      user_metadata: user.userMetadata,
+      role: user.role,
+      aal: session.aal,
+      amr: session.amr,
+      session_id: session.id,
+      is_anonymous: user.isAnonymous,
+    },
+    now,
+    expiresAt,
+    issuerFor(deps),
+  );
+  return { token, expiresAt, expiresIn: deps.config.JWT_EXPIRY };
+}
+
+export async function sessionResponse(
+  deps: Deps,
+  user: UserRow,
+  session: Pick<SessionRow, 'id' | 'aal' | 'amr'>,
+  refreshToken: string,
+  userJson: Record<string, unknown>,
+): Promise<SessionResponse> {
+  const access = await signAccessToken(deps, user, session);
+  return {
+    access_token: access.token,
+    token_type: 'bearer',
+    expires_in: access.expiresIn,
+    expires_at: access.expiresAt,
+    refresh_token: refreshToken,
+    user: userJson,
+  };
+}
+
+/** Starts a session (inside the caller's transaction); returns it with the raw first refresh token. */
+export async function startSession(
+  deps: Deps,
+  db: DbOrTx,
+  user: UserRow,
+  method: string,
+  meta: RequestMeta,
+): Promise<{ session: SessionRow; refreshToken: string }> {
+  const now = deps.clock();
+  const refreshToken = randomToken(32);
+  const amr: AmrEntry[] = [{ method, timestamp: Math.floor(now.getTime() / 1000) }];
+  const session = await insertSession(db, {
+    userId: user.id,
+    amr,
+    tokenHash: sha256(refreshToken),
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+    now,
+  });
+  return { session, refreshToken };
+}

@@ -1,0 +1,131 @@
+// PKCE for email links (RFC 7636 as GoTrue uses it): sign-up, recovery, email change and resend take
+// code_challenge + code_challenge_method; the link then redirects with ?code=<auth code>, which the
+// client exchanges at POST /token?grant_type=pkce with its code_verifier.
+import { createHash, randomUUID } from 'node:crypto';
+import { randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
+import { audit } from '../db/audit.repo.ts';
+import type { DbOrTx } from '../db/client.ts';
+import {
+  consumeFlowState,
+  findFlowStateByCode,
+  insertFlowState,
+  issueAuthCode,
+} from '../db/flow-state.repo.ts';
+import type { OneTimeTokenType } from '../db/one-time-tokens.repo.ts';
+import { findUserById, loadUserRelations } from '../db/users.repo.ts';
+import { AuthError } from '../errors.ts';
+import type { Deps, RequestMeta } from './deps.ts';
+import { type SessionResponse, sessionResponse, startSession } from './issue-session.ts';
+import { userJson } from './user-json.ts';
+
+export type PkceParams = { challenge: string; method: 's256' | 'plain' };
+
+const CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** Both fields or neither (the implicit flow sends nulls). */
+export function parsePkceParams(body: {
+  code_challenge?: string | null | undefined;
+  code_challenge_method?: string | null | undefined;
+}): PkceParams | undefined {
+  const challenge = body.code_challenge ?? '';
+  const method = (body.code_challenge_method ?? '').toLowerCase();
+  if (challenge === '' && method === '') return undefined;
+  if (challenge === '' || method === '')
+    throw new AuthError('validation_failed', 'PKCE flow requires code_challenge_method and code_challenge');
+  if (method !== 's256' && method !== 'plain')
+    throw new AuthError('validation_failed', 'code challenge method not supported');
+  if (!CHALLENGE.test(challenge))
+    throw new AuthError('validation_failed', 'code challenge has to be between 43 and 128 characters');
+  return { challenge, method };
+}
+
+/** GoTrue's amr methods for PKCE link flows. */
+const AUTH_METHOD: Record<OneTimeTokenType, string> = {
+  confirmation: 'email/signup',
+  recovery: 'recovery',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
+  reauthentication: 'reauthentication', // never mailed as a link, so never a PKCE flow
+};
+
+/** Creates the flow state for a link being mailed (in the mail's transaction). */
+export async function createFlowState(
+  deps: Deps,
+  tx: DbOrTx,
+  userId: string,
+  type: OneTimeTokenType,
+  pkce: PkceParams,
+): Promise<string> {
+  const now = deps.clock();
+  const row = await insertFlowState(tx, {
+    userId,
+    codeChallenge: pkce.challenge,
+    codeChallengeMethod: pkce.method,
+    authenticationMethod: AUTH_METHOD[type],
+    placeholderHash: sha256(`unissued:${randomToken(16)}`),
+    // The link's own lifetime; once used, the auth code gets FLOW_STATE_EXPIRY seconds.
+    expiresAt: new Date(now.getTime() + deps.config.MAILER_OTP_EXP * 1000),
+    now,
+  });
+  return row.id;
+}
+
+/** The link was verified: returns the auth code for the `?code=` redirect. */
+export async function issueFlowAuthCode(deps: Deps, db: DbOrTx, flowStateId: string): Promise<string> {
+  const code = randomUUID();
+  const now = deps.clock();
+  await issueAuthCode(
+    db,
+    flowStateId,
+    sha256(code),
+    now,
+    new Date(now.getTime() + deps.config.FLOW_STATE_EXPIRY * 1000),
+  );
+  return code;
+}
+
+function challengeOf(verifier: string, method: string): string {
+  return method === 'plain' ? verifier : createHash('sha256').update(verifier).digest('base64url');
+}
+
+/** POST /token?grant_type=pkce */
+export async function pkceGrant(
+  deps: Deps,
+  input: { auth_code?: string | undefined; code_verifier?: string | undefined },
+  meta: RequestMeta,
+): Promise<SessionResponse> {
+  const authCode = input.auth_code ?? '';
+  const verifier = input.code_verifier ?? '';
+  if (authCode === '' || verifier === '')
+    throw new AuthError(
+      'validation_failed',
+      'invalid request: both auth code and code verifier should be non-empty',
+    );
+  if (!CHALLENGE.test(verifier))
+    throw new AuthError('validation_failed', 'code verifier should be between 43 and 128 characters');
+  const flow = await findFlowStateByCode(deps.db, sha256(authCode));
+  if (!flow?.authCodeIssuedAt || !flow.userId) throw new AuthError('flow_state_not_found');
+  const now = deps.clock();
+  if (flow.expiresAt <= now) throw new AuthError('flow_state_expired');
+  if (!safeEqual(challengeOf(verifier, flow.codeChallengeMethod), flow.codeChallenge))
+    throw new AuthError('bad_code_verifier');
+  const userId = flow.userId;
+  const result = await deps.db.transaction(async (tx) => {
+    // Used once: a second exchange finds nothing (GoTrue deletes the flow state too).
+    if (!(await consumeFlowState(tx, flow.id))) throw new AuthError('flow_state_not_found');
+    const user = await findUserById(tx, userId);
+    if (!user) throw new AuthError('flow_state_not_found');
+    if (user.bannedUntil && user.bannedUntil > now) throw new AuthError('user_banned');
+    const started = await startSession(deps, tx, user, flow.authenticationMethod, meta);
+    await audit(tx, 'login', user.id, meta.ip, { provider: 'email', method: 'pkce' });
+    return { user, ...started };
+  });
+  const rel = await loadUserRelations(deps.db, result.user.id);
+  return sessionResponse(
+    deps,
+    result.user,
+    result.session,
+    result.refreshToken,
+    userJson(result.user, rel.identities, rel.factors),
+  );
+}

@@ -1,0 +1,187 @@
+import { isIPv6 } from 'node:net';
+import { backoffWait, clearBackoff, hitCounters, signinGate } from '../db/rate-limits.repo.ts';
+import type { UserRow } from '../db/users.repo.ts';
+import { AuthError, type ErrorCode } from '../errors.ts';
+import type { Deps } from './deps.ts';
+
+export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
+
+/**
+ * The rate-limit identity of a client address: IPv4 as is, IPv6 grouped by its /64 (one subscriber
+ * gets a whole /64, so keying on the full address would hand an attacker 2^64 fresh buckets).
+ */
+export function ipBucket(ip: string): string {
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4) takes two groups; it never reaches the first four.
+  const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
+
+function windowOf(nowMs: number, windowSec: number) {
+  const windowMs = windowSec * 1000;
+  const start = Math.floor(nowMs / windowMs) * windowMs;
+  return { start: new Date(start), retryAfter: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
+}
+
+const redactKey = (key: string) => key.replace(/:[^:]*@.*$/, ':<email>');
+
+function tooMany(deps: Deps, key: string, retryAfter: number, code: ErrorCode = 'over_request_rate_limit') {
+  deps.logger.warn({ limit: redactKey(key), retryAfter }, 'rate limit reached');
+  return new AuthError(code, undefined, { headers: { 'Retry-After': String(retryAfter) } });
+}
+
+/**
+ * Counts this request against each limit (one atomic upsert per window length) and throws 429 with
+ * Retry-After when any is exceeded. A limit of 0 disables that check.
+ */
+export async function enforceRateLimits(deps: Deps, limits: Limit[], windowSec: number): Promise<void> {
+  const active = limits.filter((l) => l.limit > 0);
+  if (active.length === 0) return;
+  const nowMs = deps.clock().getTime();
+  const byWindow = new Map<number, Limit[]>();
+  for (const l of active) {
+    const w = l.windowSec ?? windowSec;
+    byWindow.set(w, [...(byWindow.get(w) ?? []), l]);
+  }
+  for (const [w, group] of byWindow) {
+    const { start, retryAfter } = windowOf(nowMs, w);
+    const counts = await hitCounters(
+      deps.db,
+      group.map((l) => l.key),
+      start,
+    );
+    const over = group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
+    if (over) throw tooMany(deps, over.key, retryAfter, over.code);
+  }
+}
+
+/**
+ * The per-IP budget (RATE_LIMIT_OTP_PER_IP) of requests that send mail or change credentials:
+ * sign-up, recover, resend, PUT /user and GET /reauthenticate.
+ */
+export function enforceOtpIpLimit(deps: Deps, ip: string): Promise<void> {
+  return enforceRateLimits(
+    deps,
+    [{ key: `otp:ip:${ipBucket(ip)}`, limit: deps.config.rateLimits.otpPerIp }],
+    deps.config.rateLimits.window,
+  );
+}
+
+/**
+ * The per-address hourly budget of 6-digit codes tried from any IP (email codes at POST /verify and
+ * reauthentication nonces): what bounds guessing one of 10⁶ codes; re-mailing does not reset it.
+ */
+export function codeAttemptLimit(deps: Deps, email: string): Limit {
+  return {
+    key: `verify:code:${email}`,
+    limit: deps.config.rateLimits.verifyCodesPerAddress,
+    windowSec: 3600,
+  };
+}
+
+/**
+ * Outgoing-mail quotas for one recipient: a floor between two messages, a per-address count per
+ * window and a global hourly count. Called before the account is looked up, so existing and unknown
+ * addresses are counted and answered alike (a 429 reveals nothing about the account).
+ */
+export function emailQuota(deps: Deps, email: string): Promise<void> {
+  const rl = deps.config.rateLimits;
+  const code = 'over_email_send_rate_limit' as const;
+  return enforceRateLimits(
+    deps,
+    [
+      { key: `email:floor:${email}`, limit: rl.emailFloor > 0 ? 1 : 0, windowSec: rl.emailFloor || 1, code },
+      { key: `email:${email}`, limit: rl.emailPerAddress, code },
+      { key: 'email:global', limit: rl.emailSentPerHour, windowSec: 3600, code },
+    ],
+    rl.emailWindow,
+  );
+}
+
+/**
+ * The global hourly count of phone-factor SMS (GoTrue's RATE_LIMIT_SMS_SENT): each one costs money,
+ * and the per-factor resend floor alone lets many factors send at the same time.
+ */
+export function smsQuota(deps: Deps): Promise<void> {
+  return enforceRateLimits(
+    deps,
+    [
+      {
+        key: 'sms:global',
+        limit: deps.config.rateLimits.smsSentPerHour,
+        windowSec: 3600,
+        code: 'over_sms_send_rate_limit',
+      },
+    ],
+    3600,
+  );
+}
+
+/** The back-off key of a sign-in: the account together with the caller's network. */
+export function signinBackoffKey(email: string, ip: string): string {
+  return `backoff:signin:${ipBucket(ip)}:${email}`;
+}
+
+/** Marks a network the account has signed in from (see SIGNIN_GATE_SQL): exempt from the account window. */
+export function knownNetworkKey(email: string, ip: string): string {
+  return `known:signin:${ipBucket(ip)}:${email}`;
+}
+
+/**
+ * Progressive back-off for failed sign-ins per (account, client network): after the free attempts
+ * each further failure doubles the wait (1 s, 2 s, 4 s … capped), never a permanent lock-out. Keyed
+ * with the network so an attacker elsewhere cannot lock the owner out; the per-account window
+ * (RATE_LIMIT_SIGNIN_PER_ACCOUNT) bounds distributed guessing, and networks the account signed in
+ * from within 30 days skip it, so filling it from elsewhere does not lock the owner out either.
+ * Unknown emails go through the same steps, so the answer does not reveal whether the account exists.
+ *
+ * This is the whole rate-limit gate of a password sign-in in one database statement: the per-IP and
+ * per-account window limits (429 over_request_rate_limit with the window's Retry-After, as
+ * enforceRateLimits) and, when `reserve` and within them, the back-off reservation (the attempt
+ * counts as a failure until a success clears it), plus the account look-up (`lookUp`) in the same round trip. Returns the
+ * back-off key to clear on success and the account, if any.
+ */
+export async function enforceSigninLimits(
+  deps: Deps,
+  email: string,
+  ip: string,
+  opts: { reserve: boolean; lookUp: boolean },
+): Promise<{ backoffKey: string | undefined; knownKey: string | undefined; user: UserRow | undefined }> {
+  const rl = deps.config.rateLimits;
+  const now = deps.clock();
+  const ipKey = rl.signinPerIp > 0 ? `signin:ip:${ipBucket(ip)}` : null;
+  const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
+  const knownKey = accountKey ? knownNetworkKey(email, ip) : null;
+  const backoffKey = opts.reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
+  const { start, retryAfter } = windowOf(now.getTime(), rl.window);
+  const gate = await signinGate(deps.db, {
+    ipKey,
+    accountKey,
+    windowStart: start,
+    ipLimit: rl.signinPerIp,
+    accountLimit: rl.signinPerAccount,
+    backoffKey,
+    now,
+    freeAttempts: rl.signinBackoffAfter,
+    maxDelaySec: rl.signinBackoffMax,
+    email: opts.lookUp ? email : null,
+    knownKey,
+  });
+  const over = [ipKey, accountKey].find((k) => k !== null && gate.over.includes(k));
+  if (over) throw tooMany(deps, over, retryAfter);
+  if (backoffKey && !gate.reserved)
+    throw tooMany(
+      deps,
+      backoffKey,
+      await backoffWait(deps.db, backoffKey, now, rl.signinBackoffAfter, rl.signinBackoffMax),
+    );
+  return { backoffKey: backoffKey ?? undefined, knownKey: knownKey ?? undefined, user: gate.user };
+}
+
+export { clearBackoff };

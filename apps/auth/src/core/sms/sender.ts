@@ -1,0 +1,66 @@
+// The SMS sender interface for the phone MFA factor. A provider is chosen by configuration:
+//   SMS_PROVIDER=dev      (default outside production) the message is written to the development
+//                         mailbox (/auth/v1/_dev/mailbox), subject "SMS to +…"; nothing leaves the machine.
+//   SMS_PROVIDER=webhook  POST {to, body, kind} as JSON to SMS_WEBHOOK_URL, with
+//                         "Authorization: Bearer $SMS_WEBHOOK_TOKEN" when set. Any 2xx is success; a JSON
+//                         answer with `message_id` (or `id`) is passed back to the client. Bridge it to
+//                         Twilio, Vonage, MessageBird… in a few lines of your own.
+// Programmatic callers (tests, embedders) pass any object implementing SmsSender to startServer.
+import type { Db } from '../../db/client.ts';
+import { enqueueMail } from '../../db/outbox.repo.ts';
+
+export type SmsMessage = { to: string; body: string; kind: 'mfa_phone' };
+export type SmsSender = {
+  kind: string;
+  /** Resolves with the provider's message id; throws when the provider refused the message. */
+  send(message: SmsMessage): Promise<{ messageId: string | undefined }>;
+};
+
+/** Development: a row in the outbox, already "sent", so the dev mailbox shows it and SMTP never sees it. */
+export function devMailboxSms(db: Db): SmsSender {
+  return {
+    kind: 'dev',
+    async send(m) {
+      const body = `SMS to ${m.to}\n\n${m.body}`;
+      const id = await enqueueMail(db, {
+        userId: null,
+        kind: 'sms',
+        to: m.to,
+        subject: `SMS to ${m.to}`,
+        text: body,
+        html: `<p><strong>SMS to ${m.to}</strong> (development: not delivered)</p><pre>${m.body.replace(/[<>&]/g, '')}</pre>`,
+        status: 'sent',
+      });
+      return { messageId: id };
+    },
+  };
+}
+
+export function webhookSms(url: string, token: string | undefined, fetchImpl = fetch): SmsSender {
+  return {
+    kind: 'webhook',
+    async send(m) {
+      const res = await fetchImpl(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify(m),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!res.ok) throw new Error(`SMS webhook answered ${res.status}`);
+      const json = (await res.json().catch(() => ({}))) as { message_id?: unknown; id?: unknown };
+      const id = json.message_id ?? json.id;
+      return { messageId: typeof id === 'string' ? id : undefined };
+    },
+  };
+}
+
+/** No provider (production without SMS_PROVIDER): phone factors are disabled. */
+export const noSms: SmsSender = {
+  kind: 'none',
+  async send() {
+    throw new Error('no SMS provider configured');
+  },
+};

@@ -1,0 +1,75 @@
+import type { FactorRow, IdentityRow, UserRow } from '../db/users.repo.ts';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : undefined);
+
+/** GoTrue's User object: email/phone always strings, null timestamps omitted, factors omitted when empty. */
+export function userJson(
+  user: UserRow,
+  ids: IdentityRow[],
+  factors: FactorRow[] = [],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: user.id,
+    aud: user.aud,
+    role: user.role,
+    email: user.email ?? '',
+    email_confirmed_at: iso(user.emailConfirmedAt),
+    phone: user.phone ?? '',
+    phone_confirmed_at: iso(user.phoneConfirmedAt),
+    confirmation_sent_at: iso(user.confirmationSentAt),
+    confirmed_at: iso(user.emailConfirmedAt ?? user.phoneConfirmedAt),
+    recovery_sent_at: iso(user.recoverySentAt),
+    new_email: user.emailChange ?? undefined,
+    email_change_sent_at: iso(user.emailChangeSentAt),
+    last_sign_in_at: iso(user.lastSignInAt),
+    banned_until: iso(user.bannedUntil),
+    app_metadata: user.appMetadata,
+    user_metadata: user.userMetadata,
+    identities: ids.map((i) => ({
+      identity_id: i.id,
+      id: i.providerId,
+      user_id: i.userId,
+      identity_data: i.identityData,
+      provider: i.provider,
+      last_sign_in_at: iso(i.lastSignInAt),
+      created_at: iso(i.createdAt),
+      updated_at: iso(i.updatedAt),
+      email: i.email ?? undefined,
+    })),
+    created_at: iso(user.createdAt),
+    updated_at: iso(user.updatedAt),
+    is_anonymous: user.isAnonymous,
+  };
+  if (factors.length > 0)
+    out.factors = factors.map((f) => ({
+      id: f.id,
+      friendly_name: f.friendlyName || undefined,
+      factor_type: f.factorType,
+      status: f.status,
+      phone: f.phone ?? '',
+      last_challenged_at: f.lastChallengedAt ? f.lastChallengedAt.toISOString() : null,
+      created_at: iso(f.createdAt),
+      updated_at: iso(f.updatedAt),
+    }));
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+/** The anti-enumeration answer for a sign-up of an already confirmed email (confirmation on). */
+export function fakeUserJson(id: string, email: string, data: Record<string, unknown>, now: Date) {
+  const t = now.toISOString();
+  return {
+    id,
+    aud: 'authenticated',
+    role: '',
+    email,
+    phone: '',
+    confirmation_sent_at: t,
+    app_metadata: { provider: 'email', providers: ['email'] },
+    user_metadata: data,
+    identities: [],
+    created_at: t,
+    updated_at: t,
+    is_anonymous: false,
+  };
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { DbOrTx } from './client.ts';
+import { auditLogEntries } from './schema.ts';
+
+export type AuditAction =
+  | 'user_signedup'
+  | 'user_repeated_signup'
+  | 'user_confirmation_requested'
+  | 'user_recovery_requested'
+  | 'user_updated_password'
+  | 'user_modified'
+  | 'login'
+  | 'login_failed'
+  | 'logout'
+  | 'token_refreshed'
+  | 'token_revoked'
+  | 'user_invited'
+  | 'email_changed'
+  | 'factor_enrolled'
+  | 'factor_verified'
+  | 'factor_unenrolled';
+
+/** Written in the same transaction as the change it records. Never holds secrets. */
+export async function audit(
+  db: DbOrTx,
+  action: AuditAction,
+  actorId: string | null,
+  ip: string | null,
+  payload: Record<string, unknown> = {},
+): Promise<void> {
+  await db.insert(auditLogEntries).values({ id: randomUUID(), action, actorId, ipAddress: ip, payload });
+}

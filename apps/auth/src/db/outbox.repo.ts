@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { type DbOrTx, queryRows } from './client.ts';
+import { mailOutbox } from './schema.ts';
+
+export type OutboxMessage = typeof mailOutbox.$inferSelect;
+
+export async function enqueueMail(
+  db: DbOrTx,
+  m: {
+    userId: string | null;
+    kind: string;
+    to: string;
+    subject: string;
+    text: string;
+    html: string;
+    /** 'sent' for records that only exist for the dev mailbox (development SMS). */
+    status?: 'pending' | 'sent';
+  },
+): Promise<string> {
+  const id = randomUUID();
+  await db.insert(mailOutbox).values({
+    id,
+    userId: m.userId,
+    kind: m.kind,
+    toAddress: m.to,
+    subject: m.subject,
+    text: m.text,
+    html: m.html,
+    ...(m.status ? { status: m.status } : {}),
+  });
+  return id;
+}
+
+/**
+ * Atomically claims due messages (status → sending) so two dispatchers (or two instances) never
+ * send one message twice. A claim older than `staleAfterSec` (a crash mid-send) is claimable again.
+ */
+export async function claimDueMail(
+  db: DbOrTx,
+  now: Date,
+  limit: number,
+  staleAfterSec = 300,
+): Promise<OutboxMessage[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`update mail_outbox set status = 'sending', claimed_at = ${now.toISOString()}::timestamptz, attempts = attempts + 1
+      where id in (
+        select id from mail_outbox
+        where (status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz)
+           or (status = 'sending' and claimed_at < ${new Date(now.getTime() - staleAfterSec * 1000).toISOString()}::timestamptz)
+        order by next_attempt_at limit ${limit}
+        for update skip locked)
+      returning id`,
+  );
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => String(r.id));
+  return db
+    .select()
+    .from(mailOutbox)
+    .where(
+      sql`${mailOutbox.id} in (${sql.join(
+        ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`,
+    );
+}
+
+/**
+ * `scrub` blanks the body once it is out of our hands (sent, or given up): it holds a live link token
+ * and code, which must not outlive their purpose in the database or its backups (tokens themselves
+ * are stored hashed). The dev mailbox keeps bodies: it is where they are read.
+ */
+const blankBody = (scrub: boolean) => (scrub ? { text: '', html: '' } : {});
+
+export async function markSent(db: DbOrTx, id: string, now: Date, scrub: boolean): Promise<void> {
+  await db
+    .update(mailOutbox)
+    .set({ status: 'sent', sentAt: now, lastError: null, ...blankBody(scrub) })
+    .where(eq(mailOutbox.id, id));
+}
+
+/** A failed send: retried at `nextAttemptAt`, or given up (null), its body then scrubbed as in markSent. */
+export async function markFailed(
+  db: DbOrTx,
+  id: string,
+  error: string,
+  nextAttemptAt: Date | null,
+  scrub: boolean,
+): Promise<void> {
+  await db
+    .update(mailOutbox)
+    .set(
+      nextAttemptAt
+        ? { status: 'pending', lastError: error.slice(0, 500), nextAttemptAt }
+        : { status: 'failed', lastError: error.slice(0, 500), ...blankBody(scrub) },
+    )
+    .where(eq(mailOutbox.id, id));
+}
+
+/** Sent and given-up messages older than `before` (the periodic sweep; pending ones stay). */
+export async function deleteOldMail(db: DbOrTx, before: Date): Promise<void> {
+  await db.execute(
+    sql`delete from mail_outbox where status in ('sent', 'failed') and created_at < ${before.toISOString()}::timestamptz`,
+  );
+}
+
+/** The outbox kinds a reader may see: all of them, or only these (e.g. `['sms']`). */
+export type MailKinds = 'all' | readonly string[];
+const ofKinds = (kinds: MailKinds) => (kinds === 'all' ? undefined : inArray(mailOutbox.kind, [...kinds]));
+
+export async function listMail(
+  db: DbOrTx,
+  opts: { limit: number; to?: string | undefined; kinds: MailKinds },
+): Promise<OutboxMessage[]> {
+  return db
+    .select()
+    .from(mailOutbox)
+    .where(and(opts.to ? eq(mailOutbox.toAddress, opts.to) : undefined, ofKinds(opts.kinds)))
+    .orderBy(desc(mailOutbox.createdAt))
+    .limit(opts.limit);
+}
+
+export async function getMail(db: DbOrTx, id: string, kinds: MailKinds): Promise<OutboxMessage | undefined> {
+  const [row] = await db
+    .select()
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.id, id), ofKinds(kinds)));
+  return row;
+}

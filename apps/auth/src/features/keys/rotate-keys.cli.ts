@@ -1,0 +1,84 @@
+// Signing-key rotation for the access tokens (ES256, published at /auth/v1/.well-known/jwks.json).
+//
+//   npm run keys:rotate -w apps/auth                 step 1: add a new signing key; the old one becomes
+//                                                    verify-only (still in the JWKS, old tokens stay valid)
+//   npm run keys:rotate -w apps/auth -- --retire     step 2 (after JWT_EXPIRY + 2 min): retire verify-only
+//                                                    keys that can no longer have signed a valid token
+//   npm run keys:rotate -w apps/auth -- --list       show the keys and their state
+//
+// It uses the same environment as the server (.env, DATABASE_URL or DATA_DIR). With PostgreSQL it runs
+// while the service is up: instances reload keys every 60 s and at once on an unknown kid. The embedded
+// PGlite database is single-process, so with it stop the service first (this command refuses to run
+// while it answers on PORT) and start it again afterwards.
+import { type Config, ConfigError, loadConfig, loadDotEnv } from '../../config.ts';
+import { databaseOptions, openDatabase } from '../../db/client.ts';
+import { migrate } from '../../db/migrate.ts';
+import {
+  addSigningKey,
+  ensureSigningKey,
+  listSigningKeys,
+  retireSigningKeys,
+} from '../../db/signing-keys.repo.ts';
+
+async function serviceIsUp(config: Config): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${config.PORT}/auth/v1/health`, {
+      signal: AbortSignal.timeout(1000),
+    });
+    return res.status === 200 || res.status === 503;
+  } catch {
+    return false;
+  }
+}
+
+export async function runRotateKeys(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const mode = argv.includes('--retire') ? 'retire' : argv.includes('--list') ? 'list' : 'rotate';
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+  if (!config.DATABASE_URL && mode !== 'list' && !argv.includes('--force') && (await serviceIsUp(config))) {
+    console.error(
+      `The service is running on port ${config.PORT} with the embedded database (PGlite is single-process).\n` +
+        'Stop it, run this command, then start it again (or use DATABASE_URL to rotate live).',
+    );
+    return 2;
+  }
+  const database = await openDatabase(databaseOptions(config));
+  try {
+    await migrate(database);
+    await ensureSigningKey(database.db);
+    const now = new Date();
+    if (mode === 'rotate') {
+      const key = await addSigningKey(database.db, now);
+      console.log(`New signing key ${key.kid} is active; previous keys are verify-only.`);
+      console.log(
+        `Old tokens stay valid until they expire. After ${config.JWT_EXPIRY + 120} s run: npm run keys:rotate -w apps/auth -- --retire`,
+      );
+    } else if (mode === 'retire') {
+      const { retired, kept } = await retireSigningKeys(database.db, now, config.JWT_EXPIRY);
+      for (const kid of retired) console.log(`Retired ${kid} (removed from the JWKS, private key erased).`);
+      for (const k of kept)
+        console.log(
+          `Kept ${k.kid}: tokens it signed may still be valid until ${k.retirableAt.toISOString()}.`,
+        );
+      if (retired.length === 0 && kept.length === 0) console.log('Nothing to retire.');
+    }
+    for (const k of await listSigningKeys(database.db))
+      console.log(`  ${k.kid}  ${k.status.padEnd(11)}  created ${k.createdAt?.toISOString() ?? '?'}`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+if (import.meta.main) {
+  loadDotEnv();
+  process.exitCode = await runRotateKeys(process.argv.slice(2));
+}

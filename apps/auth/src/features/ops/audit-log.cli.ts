@@ -1,0 +1,139 @@
+// Reads the audit log (sign-ups, sign-ins and their failures, refresh-token reuse, sign-outs,
+// password and factor changes), newest first.
+//
+//   npm run audit -w apps/auth                                  last 50 entries
+//   npm run audit -w apps/auth -- --limit 200 --action login_failed,login
+//   npm run audit -w apps/auth -- --user sara@example.com --since 24h
+//   npm run audit -w apps/auth -- --json                        one JSON object per line
+//
+// It uses the server's environment (.env, DATABASE_URL or DATA_DIR). PostgreSQL can be read while the
+// service runs; the embedded PGlite database is single-process, so stop the service first.
+import { sql } from 'drizzle-orm';
+import { type Config, ConfigError, loadConfig, loadDotEnv } from '../../config.ts';
+import { type DbOrTx, databaseOptions, openDatabase, queryRows } from '../../db/client.ts';
+import { migrate } from '../../db/migrate.ts';
+
+export type AuditQuery = { limit: number; actions?: string[]; user?: string; since?: Date };
+export type AuditRow = {
+  created_at: string;
+  action: string;
+  actor_id: string | null;
+  email: string | null;
+  ip_address: string | null;
+  payload: Record<string, unknown>;
+};
+
+/** Parses "--since" values: an ISO date, or a duration back from now like 90m, 24h, 7d. */
+export function parseSince(value: string, now = new Date()): Date {
+  const rel = value.match(/^(\d+)\s*([mhd])$/);
+  if (rel) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as 'm' | 'h' | 'd'];
+    return new Date(now.getTime() - Number(rel[1]) * unit);
+  }
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new Error(`--since: not a date or duration: ${value}`);
+  return date;
+}
+
+export function parseArgs(argv: string[], now = new Date()): AuditQuery & { json: boolean } {
+  const out: AuditQuery & { json: boolean } = { limit: 50, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--json') out.json = true;
+    else if (arg === '--limit') {
+      out.limit = Number(value());
+      if (!Number.isInteger(out.limit) || out.limit < 1 || out.limit > 100_000)
+        throw new Error('--limit: a whole number from 1 to 100000');
+    } else if (arg === '--action')
+      out.actions = value()
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean);
+    else if (arg === '--user') out.user = value().trim().toLowerCase();
+    else if (arg === '--since') out.since = parseSince(value(), now);
+    else throw new Error(`unknown option ${arg} (use --limit, --action, --user, --since, --json)`);
+  }
+  return out;
+}
+
+/** The entries matching the query, newest first, with the actor's current email when known. */
+export async function readAuditLog(db: DbOrTx, q: AuditQuery): Promise<AuditRow[]> {
+  const where = [sql`true`];
+  if (q.actions?.length)
+    where.push(
+      sql`a.action in (${sql.join(
+        q.actions.map((x) => sql`${x}`),
+        sql`, `,
+      )})`,
+    );
+  if (q.since) where.push(sql`a.created_at >= ${q.since.toISOString()}::timestamptz`);
+  if (q.user) {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(q.user);
+    where.push(uuid ? sql`a.actor_id = ${q.user}::uuid` : sql`u.email = ${q.user}`);
+  }
+  const rows = await queryRows<AuditRow & { created_at: string | Date }>(
+    db,
+    sql`select a.created_at, a.action, a.actor_id, u.email, a.ip_address, a.payload
+        from audit_log_entries a left join users u on u.id = a.actor_id
+        where ${sql.join(where, sql` and `)}
+        order by a.created_at desc, a.id desc limit ${q.limit}`,
+  );
+  return rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
+}
+
+export function formatRows(rows: AuditRow[]): string {
+  if (rows.length === 0) return 'No audit entries match.';
+  const lines = rows.map((r) =>
+    [
+      r.created_at,
+      r.action.padEnd(26),
+      (r.email ?? r.actor_id ?? '-').padEnd(36),
+      (r.ip_address ?? '-').padEnd(20),
+      Object.keys(r.payload ?? {}).length ? JSON.stringify(r.payload) : '',
+    ]
+      .join('  ')
+      .trimEnd(),
+  );
+  return [
+    `${'time'.padEnd(24)}  ${'action'.padEnd(26)}  ${'user'.padEnd(36)}  ${'ip'.padEnd(20)}  details`,
+    ...lines,
+  ].join('\n');
+}
+
+export async function runAuditLog(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let config: Config;
+  let query: ReturnType<typeof parseArgs>;
+  try {
+    config = loadConfig(env);
+    query = parseArgs(argv);
+  } catch (err) {
+    console.error(err instanceof ConfigError || err instanceof Error ? err.message : err);
+    return 1;
+  }
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase(databaseOptions(config));
+  } catch (err) {
+    console.error(`Cannot open the database: ${(err as Error).message}`);
+    return 2;
+  }
+  try {
+    await migrate(database);
+    const rows = await readAuditLog(database.db, query);
+    if (query.json) for (const r of rows) console.log(JSON.stringify(r));
+    else console.log(formatRows(rows));
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+if (import.meta.main) {
+  loadDotEnv();
+  process.exitCode = await runAuditLog(process.argv.slice(2));
+}

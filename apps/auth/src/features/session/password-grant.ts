@@ -1,0 +1,95 @@
+import type { Deps, RequestMeta } from '../../core/deps.ts';
+import { isValidEmail, normalizeEmail } from '../../core/email.ts';
+import { type SessionResponse, sessionResponse } from '../../core/issue-session.ts';
+import { passwordProblems } from '../../core/password-policy.ts';
+import { clearBackoff, enforceSigninLimits } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
+import { randomToken, sha256 } from '../../crypto/tokens.ts';
+import { audit } from '../../db/audit.repo.ts';
+import { startPasswordSession } from '../../db/sessions.repo.ts';
+import { AuthError } from '../../errors.ts';
+import { passwordChecks, policyOf } from '../signup/signup.ts';
+
+/**
+ * POST /token?grant_type=password. Unknown email and wrong password get the same answer after the
+ * same work (a dummy argon2 verify); "Email not confirmed" and "banned" only after a correct password.
+ */
+export async function passwordGrant(
+  deps: Deps,
+  input: { email?: string | undefined; password?: string | undefined; phone?: string | undefined },
+  meta: RequestMeta,
+): Promise<SessionResponse> {
+  if (input.phone !== undefined && input.email === undefined) throw new AuthError('phone_provider_disabled');
+  if (typeof input.email !== 'string' || typeof input.password !== 'string' || input.password === '')
+    throw new AuthError('invalid_credentials');
+  const email = normalizeEmail(input.email);
+  // Passwords beyond the maximum can never match (we never store them): refused without hashing a huge
+  // input, after counting against the window limits but without reserving a back-off attempt.
+  const oversized = input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2;
+  // Window limits, the back-off reservation and the account look-up in one statement: the attempt
+  // counts as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
+  // The account is read in the same statement (an invalid address is never looked up).
+  const { backoffKey, knownKey, user } = await enforceSigninLimits(deps, email, meta.ip, {
+    reserve: !oversized,
+    lookUp: !oversized && isValidEmail(email),
+  });
+  if (oversized) throw new AuthError('invalid_credentials');
+
+  if (!user?.encryptedPassword) {
+    await burnPasswordCheck(input.password);
+    // A failed attempt on an unknown account is logged too (ASVS 16.3.1) — and costs the same write.
+    await audit(deps.db, 'login_failed', user?.id ?? null, meta.ip, {}).catch(() => {});
+    throw new AuthError('invalid_credentials');
+  }
+  const result = await verifyPassword(user.encryptedPassword, input.password);
+  if (!result.ok) {
+    await audit(deps.db, 'login_failed', user.id, meta.ip, {}).catch(() => {});
+    throw new AuthError('invalid_credentials');
+  }
+  const now = deps.clock();
+  const refusal =
+    user.bannedUntil && user.bannedUntil > now
+      ? 'user_banned'
+      : !user.emailConfirmedAt
+        ? 'email_not_confirmed'
+        : undefined;
+  if (refusal) {
+    // The password was right, so this was no guess: it must not count toward the back-off (an
+    // unconfirmed user retrying would end up with 429s), and the refusal is audited like a failure.
+    if (backoffKey) await clearBackoff(deps.db, backoffKey).catch(() => {});
+    await audit(deps.db, 'login_failed', user.id, meta.ip, { reason: refusal }).catch(() => {});
+    throw new AuthError(refusal);
+  }
+
+  const newHash = result.needsRehash ? await hashPassword(input.password) : undefined;
+  // One statement (atomic): last sign-in stamp (+ rehash), session, refresh token, audit row, back-off reset.
+  const refreshToken = randomToken(32);
+  const {
+    user: updated,
+    session,
+    identities,
+    factors,
+  } = await startPasswordSession(deps.db, {
+    userId: user.id,
+    now,
+    newPasswordHash: newHash,
+    amr: [{ method: 'password', timestamp: Math.floor(now.getTime() / 1000) }],
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+    tokenHash: sha256(refreshToken),
+    backoffKey,
+    knownKey,
+  });
+  const response = await sessionResponse(
+    deps,
+    updated,
+    session,
+    refreshToken,
+    userJson(updated, identities, factors),
+  );
+  const weak = passwordProblems(input.password, policyOf(deps), passwordChecks, { email });
+  response.weak_password =
+    weak.reasons.length > 0 ? { message: weak.messages.join(' '), reasons: weak.reasons } : null;
+  return response;
+}

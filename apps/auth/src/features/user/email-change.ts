@@ -1,0 +1,62 @@
+import type { Deps } from '../../core/deps.ts';
+import { issueEmailToken } from '../../core/email-tokens.ts';
+import type { PkceParams } from '../../core/pkce.ts';
+import type { DbOrTx } from '../../db/client.ts';
+import { deleteUserTokens } from '../../db/one-time-tokens.repo.ts';
+import { type UserRow, updateUser } from '../../db/users.repo.ts';
+
+/** GoTrue's answer (POST /verify) and redirect message (GET /verify) for the first of two confirmations. */
+export const EMAIL_CHANGE_HALF_CONFIRMED =
+  'Confirmation link accepted. Please proceed to confirm link sent to the other email';
+
+/**
+ * Secure email change (GoTrue's default, `MAILER_SECURE_EMAIL_CHANGE_ENABLED`): the current address
+ * must confirm as well as the new one. As in GoTrue it does not apply under MAILER_AUTOCONFIRM (a
+ * development setting where addresses are not proven at all).
+ */
+function needsBothConfirmations(deps: Deps, user: UserRow): boolean {
+  return deps.config.MAILER_SECURE_EMAIL_CHANGE_ENABLED && !deps.config.MAILER_AUTOCONFIRM && !!user.email;
+}
+
+/**
+ * Starts (or restarts, for /resend) a change of the user's email to `newEmail`, in the caller's
+ * transaction: records it as pending, mails a link to the new address and, when both must confirm,
+ * one to the current address. The confirmation count is set so that the change applies at 2: from 0
+ * when both links are needed, from 1 when only the new address's is. Earlier links of the change
+ * are replaced.
+ */
+export async function mailEmailChange(
+  deps: Deps,
+  tx: DbOrTx,
+  user: UserRow,
+  newEmail: string,
+  redirectTo: string,
+  pkce: PkceParams | undefined,
+): Promise<UserRow> {
+  const now = deps.clock();
+  const both = needsBothConfirmations(deps, user);
+  const row = await updateUser(tx, user.id, {
+    emailChange: newEmail,
+    emailChangeSentAt: now,
+    emailChangeConfirmStatus: both ? 0 : 1,
+    updatedAt: now,
+  });
+  await issueEmailToken(deps, tx, {
+    userId: user.id,
+    type: 'email_change_new',
+    to: newEmail,
+    redirectTo,
+    pkce,
+  });
+  if (both && user.email)
+    await issueEmailToken(deps, tx, {
+      userId: user.id,
+      type: 'email_change_current',
+      to: user.email,
+      redirectTo,
+      pkce,
+      newEmail,
+    });
+  else await deleteUserTokens(tx, user.id, ['email_change_current']);
+  return row;
+}

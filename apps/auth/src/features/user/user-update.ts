@@ -1,0 +1,145 @@
+import type { Deps, RequestMeta } from '../../core/deps.ts';
+import { parseEmail } from '../../core/email.ts';
+import { assertPasswordAcceptable } from '../../core/password-policy.ts';
+import type { PkceParams } from '../../core/pkce.ts';
+import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
+import { hashPassword, verifyPassword } from '../../crypto/passwords.ts';
+import { audit } from '../../db/audit.repo.ts';
+import { listFactors } from '../../db/mfa.repo.ts';
+import { deleteUserTokens } from '../../db/one-time-tokens.repo.ts';
+import type { SessionRow } from '../../db/sessions.repo.ts';
+import { deleteUserSessions } from '../../db/sessions.repo.ts';
+import {
+  findUserByEmail,
+  loadUserRelations,
+  lockUserById,
+  type UserRow,
+  updateUser,
+} from '../../db/users.repo.ts';
+import { AuthError } from '../../errors.ts';
+import { hasVerifiedFactor } from '../mfa/factors.ts';
+import { passwordChecks, policyOf } from '../signup/signup.ts';
+import { mailEmailChange } from './email-change.ts';
+import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
+
+export type UserUpdateInput = {
+  email?: string | undefined;
+  password?: string | undefined;
+  /** The code from GET /reauthenticate, when the password change needs one. */
+  nonce?: string | undefined;
+  data?: Record<string, unknown> | undefined;
+  pkce?: PkceParams | undefined;
+};
+
+/** Merges metadata: a key set to null is removed (GoTrue's rule). */
+export function mergeMetadata(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The cap on user metadata, per request (http/schemas.ts) and as stored after a merge, measured as
+ * JSON.stringify length. The metadata is copied into every access token (base64: 4/3 of its size, plus
+ * the other claims), and a token must stay under the 16 KB that Node accepts for all request headers
+ * and that crypto/jwt.ts accepts for a token: 8,020 characters of metadata made an 11,468-character
+ * token, 14,020 one of 19,468 that locked the account out (every request 431). GoTrue sets no cap.
+ */
+export const MAX_METADATA_BYTES = 8 * 1024;
+
+/**
+ * Refuses a merge that leaves the metadata over the cap, unless it does not grow it: an account
+ * already over the cap (stored before the cap existed) can still shrink or reshape its metadata.
+ */
+function assertMetadataFits(current: Record<string, unknown>, merged: Record<string, unknown>): void {
+  const size = JSON.stringify(merged).length;
+  if (size > MAX_METADATA_BYTES && size > JSON.stringify(current).length)
+    throw new AuthError('validation_failed', 'data is too large');
+}
+
+/** PUT /user: metadata, password (ends the user's other sessions) and email change (confirmed by mail). */
+export async function updateCurrentUser(
+  deps: Deps,
+  user: UserRow,
+  session: SessionRow,
+  input: UserUpdateInput,
+  redirectTo: string,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  // With MFA on, changing the email or password needs an aal2 session (GoTrue: 401 insufficient_aal).
+  if (
+    (input.password !== undefined || input.email !== undefined) &&
+    session.aal !== 'aal2' &&
+    hasVerifiedFactor(await listFactors(deps.db, user.id))
+  )
+    throw new AuthError('insufficient_aal');
+  await enforceOtpIpLimit(deps, meta.ip);
+  const now = deps.clock();
+  let passwordHash: string | undefined;
+  const needsNonce = input.password !== undefined && passwordChangeNeedsNonce(deps, session);
+  if (input.password !== undefined) {
+    assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, {
+      email: user.email ?? undefined,
+    });
+    if (needsNonce) await checkNonceGiven(deps, user, input.nonce);
+    if (user.encryptedPassword && (await verifyPassword(user.encryptedPassword, input.password)).ok)
+      throw new AuthError('same_password');
+    passwordHash = await hashPassword(input.password);
+  }
+  let newEmail: string | undefined;
+  if (input.email !== undefined) {
+    const email = parseEmail(input.email);
+    if (email !== user.email) {
+      const other = await findUserByEmail(deps.db, email);
+      if (other) throw new AuthError('email_exists');
+      await emailQuota(deps, email);
+      newEmail = email;
+    }
+  }
+  const updated = await deps.db.transaction(async (tx) => {
+    if (needsNonce) await consumeNonce(deps, tx, user, input.nonce ?? '');
+    const patch: Partial<UserRow> = { updatedAt: now };
+    if (input.data) {
+      // Merge onto the locked, current row, not the copy loaded when the request authenticated: two
+      // concurrent patches then apply one after the other (neither loses the other's keys), and the
+      // cap is checked against what is actually written.
+      const current = (await lockUserById(tx, user.id))?.userMetadata ?? user.userMetadata;
+      const merged = mergeMetadata(current, input.data);
+      assertMetadataFits(current, merged);
+      patch.userMetadata = merged;
+    }
+    if (passwordHash) {
+      patch.encryptedPassword = passwordHash;
+      // A new password also cancels a pending email change (one started below is issued afresh).
+      patch.emailChange = null;
+      patch.emailChangeSentAt = null;
+      patch.emailChangeConfirmStatus = 0;
+    }
+    let row = await updateUser(tx, user.id, patch);
+    if (passwordHash) {
+      // A new password ends every other session and voids outstanding links (GoTrue's rule).
+      await deleteUserSessions(tx, user.id, session.id);
+      await deleteUserTokens(tx, user.id, [
+        'recovery',
+        'confirmation',
+        'email_change_new',
+        'email_change_current',
+        'reauthentication',
+      ]);
+      await audit(tx, 'user_updated_password', user.id, meta.ip, {});
+    }
+    if (newEmail) row = await mailEmailChange(deps, tx, row, newEmail, redirectTo, input.pkce);
+    if (input.data || newEmail) await audit(tx, 'user_modified', user.id, meta.ip, {});
+    return row;
+  });
+  if (newEmail) deps.mail.kick();
+  const rel = await loadUserRelations(deps.db, user.id);
+  return userJson(updated, rel.identities, rel.factors);
+}

@@ -2,8 +2,9 @@
 // first paint (frontend-performance reference §1, "defer the RR bootstrap until load"):
 //  - the <link rel="modulepreload"> tags are removed from <head> (High-priority scripts that
 //    Lighthouse's simulation counts as render-blocking when they finish before first paint);
-//  - the inline module script's static imports become dynamic imports that start on `load`, and
-//    the same modulepreload hints are injected at that moment so the chunks download in parallel.
+//  - the inline module script's static imports become dynamic imports that start at the page's
+//    trigger (`load`, or the first interaction: see DeferTrigger), and the same modulepreload hints
+//    are injected at that moment so the chunks download in parallel.
 // Hydration, client navigation and everything else in the framework stay as they are.
 
 const modulePreloadPattern = /<link rel="modulepreload" href="([^"]+)"\/>/g;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { iconNames } from '../app/components/ui/icon-names.ts';
+import { iconNames } from '~/components/ui/icon-names.ts';
 import { buildIconSprite, spritePath } from './make-icon-sprite.ts';
 
 describe('icon sprite', () => {

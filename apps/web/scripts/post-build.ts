@@ -2,7 +2,8 @@
 //  1. copies every prerendered `<prefix>/404/index.html` to `<prefix>/404.html` (what the server
 //     answers, with status 404, for unknown paths) and removes the /404/ directory and the SPA
 //     fallback, so that only real pages exist;
-//  2. defers the React Router bootstrap until the window `load` event (see defer-bootstrap.ts);
+//  2. defers the React Router bootstrap (defer-bootstrap.ts): home and auth pages start it at the first
+//     interaction (at once when a session or `?mode=` must be applied), 404 pages on `load`;
 //  3. writes robots.txt and sitemap.xml from the typed paths;
 //  4. precompresses every text asset as .br (quality 11) and .gz (level 9).
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';

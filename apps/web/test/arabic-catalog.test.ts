@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { alternateHref } from '../app/components/layout/language-switcher.tsx';
-import { localizedAuthErrorMessage } from '../app/features/auth/lib/localized-auth-error.ts';
-import { initials } from '../app/features/marketing/components/team-section.tsx';
-import { ar } from '../app/i18n/ar.ts';
-import { en } from '../app/i18n/en.ts';
-import { getMessages } from '../app/i18n/messages.ts';
-import { serviceErrorCatalogs } from '../app/i18n/service-errors.ts';
+import { alternateHref } from '~/components/layout/language-switcher.tsx';
+import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import { initials } from '~/features/marketing/components/team-section.tsx';
+import { ar } from '~/i18n/ar.ts';
+import { en } from '~/i18n/en.ts';
+import { getMessages } from '~/i18n/messages.ts';
+import { serviceErrorCatalogs } from '~/i18n/service-errors.ts';
 
 type Leaf = { path: string; value: unknown };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { authErrorMessage } from '../app/features/auth/lib/auth-error-message.ts';
-import { otherMode, parseAuthMode } from '../app/features/auth/lib/auth-mode.ts';
-import { credentialLimits, validateCredentials } from '../app/features/auth/lib/credentials-schema.ts';
-import { en } from '../app/i18n/en.ts';
+import { authErrorMessage } from '~/features/auth/lib/auth-error-message.ts';
+import { credentialLimits, validateCredentials } from '~/features/auth/lib/credentials-schema.ts';
+import { en } from '~/i18n/en.ts';
+import { otherMode, parseAuthMode } from '~/lib/auth-mode.ts';
 
 const v = en.auth.validation;
 const e = en.auth.errors;

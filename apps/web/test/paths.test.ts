@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { alternateHref } from '../app/components/layout/language-switcher.tsx';
-import { localeFromPathname, stripLocale } from '../app/config/locales.ts';
-import { paths, prerenderPaths, sitemapPaths } from '../app/config/paths.ts';
-import { siteConfig } from '../app/config/site.ts';
-import { en } from '../app/i18n/en.ts';
-import { parseRuntimeConfig, resolveSupabaseUrl, storageKeyFor } from '../app/lib/runtime-config.ts';
+import { alternateHref } from '~/components/layout/language-switcher.tsx';
+import { localeFromPathname, stripLocale } from '~/config/locales.ts';
+import { paths, prerenderPaths, sitemapPaths } from '~/config/paths.ts';
+import { siteConfig } from '~/config/site.ts';
+import { en } from '~/i18n/en.ts';
+import { parseRuntimeConfig, resolveSupabaseUrl, storageKeyFor } from '~/lib/runtime-config.ts';
 
 describe('paths', () => {
   it('builds English hrefs without a prefix', () => {

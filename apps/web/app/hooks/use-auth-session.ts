@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { type AuthClient, getAuthClient, hasAuthStateToRestore } from '../lib/auth-client.ts';
-import { storedSessionKeyPattern } from '../lib/runtime-config.ts';
+import { type AuthClient, getAuthClient, hasAuthStateToRestore } from '~/lib/auth-client.ts';
+import { storedSessionKeyPattern } from '~/lib/runtime-config.ts';
 
 export type AuthSessionState =
   | { status: 'unknown' }

@@ -1,3 +1,4 @@
+// biome-ignore lint/style/noRestrictedImports: build scripts (make-icons, font subsetting) load this catalog under plain Node, which does not know the ~/ alias.
 import { siteConfig } from '../config/site.ts';
 
 const brand = siteConfig.name;

@@ -1,5 +1,5 @@
 import { createContext, type ReactNode, use } from 'react';
-import { defaultLocale, type Locale } from '../config/locales.ts';
+import { defaultLocale, type Locale } from '~/config/locales.ts';
 import { getMessages, type Messages } from './messages.ts';
 
 type LocaleContextValue = { locale: Locale; messages: Messages };

@@ -1,4 +1,4 @@
-import type { Locale } from '../config/locales.ts';
+import type { Locale } from '~/config/locales.ts';
 import { ar } from './ar.ts';
 import { en } from './en.ts';
 

@@ -1,4 +1,4 @@
-import type { Locale } from '../config/locales.ts';
+import type { Locale } from '~/config/locales.ts';
 
 /**
  * Texts for the auth service's own error messages, by GoTrue `error_code`, for locales whose visitors

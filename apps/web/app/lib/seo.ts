@@ -1,7 +1,7 @@
 import type { MetaDescriptor } from 'react-router';
-import { type Locale, localePrefix, locales, stripLocale } from '../config/locales.ts';
-import { siteConfig } from '../config/site.ts';
-import { getMessages } from '../i18n/messages.ts';
+import { type Locale, localePrefix, locales, stripLocale } from '~/config/locales.ts';
+import { siteConfig } from '~/config/site.ts';
+import { getMessages } from '~/i18n/messages.ts';
 
 export type PageKey = 'home' | 'auth' | 'notFound';
 

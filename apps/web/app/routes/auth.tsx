@@ -1,9 +1,9 @@
 import { type MetaFunction, useSearchParams } from 'react-router';
-import { localeFromPathname } from '../config/locales.ts';
-import { AuthForm } from '../features/auth/components/auth-form.tsx';
-import { parseAuthMode } from '../features/auth/lib/auth-mode.ts';
-import { useHydrated } from '../hooks/use-hydrated.ts';
-import { pageMeta } from '../lib/seo.ts';
+import { localeFromPathname } from '~/config/locales.ts';
+import { AuthForm } from '~/features/auth/components/auth-form.tsx';
+import { useHydrated } from '~/hooks/use-hydrated.ts';
+import { parseAuthMode } from '~/lib/auth-mode.ts';
+import { pageMeta } from '~/lib/seo.ts';
 
 export const meta: MetaFunction = ({ location }) =>
   pageMeta('auth', localeFromPathname(location.pathname), location.pathname);

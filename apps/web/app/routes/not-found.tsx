@@ -1,12 +1,12 @@
 import { useEffect } from 'react';
 import { type MetaFunction, useLocation } from 'react-router';
-import { BrandMark } from '../components/layout/brand-mark.tsx';
-import { LanguageSwitcher } from '../components/layout/language-switcher.tsx';
-import { buttonVariants } from '../components/ui/button.tsx';
-import { localeFromPathname } from '../config/locales.ts';
-import { paths } from '../config/paths.ts';
-import { useLocale, useMessages } from '../i18n/locale-context.tsx';
-import { pageMeta } from '../lib/seo.ts';
+import { BrandMark } from '~/components/layout/brand-mark.tsx';
+import { LanguageSwitcher } from '~/components/layout/language-switcher.tsx';
+import { buttonVariants } from '~/components/ui/button.tsx';
+import { localeFromPathname } from '~/config/locales.ts';
+import { paths } from '~/config/paths.ts';
+import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
+import { pageMeta } from '~/lib/seo.ts';
 
 export const meta: MetaFunction = ({ location }) =>
   pageMeta('notFound', localeFromPathname(location.pathname), location.pathname);
@@ -36,7 +36,7 @@ export default function NotFoundRoute() {
       <h1 className="mt-4 text-2xl font-bold sm:text-3xl">{m.notFound.heading}</h1>
       <a
         href={paths.home.getHref(locale)}
-        className={`${buttonVariants({ variant: 'solid', size: 'lg' })} mt-8`}
+        className={buttonVariants({ variant: 'solid', size: 'lg', className: 'mt-8' })}
       >
         {m.notFound.returnHome}
       </a>

@@ -1,4 +1,4 @@
-import { cn } from '../../lib/utils.ts';
+import { cn } from '~/lib/utils.ts';
 
 /** The logo mark: a sprouting stem rising out of a rounded tile (نماء means growth). */
 export function BrandMark({ className }: { className?: string }) {

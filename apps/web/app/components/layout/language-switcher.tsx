@@ -1,17 +1,17 @@
 import { useLocation, useSearchParams } from 'react-router';
+import { Languages } from '~/components/ui/icons.tsx';
 import {
   alternateLocale,
   type Locale,
   localeNativeName,
   localePrefix,
   stripLocale,
-} from '../../config/locales.ts';
-import { paths } from '../../config/paths.ts';
-import { parseAuthMode } from '../../features/auth/lib/auth-mode.ts';
-import { useHydrated } from '../../hooks/use-hydrated.ts';
-import { useLocale } from '../../i18n/locale-context.tsx';
-import { cn } from '../../lib/utils.ts';
-import { Languages } from '../ui/icons.tsx';
+} from '~/config/locales.ts';
+import { paths } from '~/config/paths.ts';
+import { useHydrated } from '~/hooks/use-hydrated.ts';
+import { useLocale } from '~/i18n/locale-context.tsx';
+import { parseAuthMode } from '~/lib/auth-mode.ts';
+import { cn } from '~/lib/utils.ts';
 
 export type SwitcherPage = 'home' | 'auth' | 'notFound';
 

@@ -1,6 +1,6 @@
 import { cva, type VariantProps } from 'class-variance-authority';
 import type { ComponentProps } from 'react';
-import { cn } from '../../lib/utils.ts';
+import { cn } from '~/lib/utils.ts';
 
 export const buttonVariants = cva(
   'inline-flex items-center justify-center gap-2 rounded-full font-semibold whitespace-nowrap transition-colors duration-200 disabled:pointer-events-none disabled:opacity-60 [&_svg]:size-4 [&_svg]:shrink-0',
@@ -24,14 +24,24 @@ export const buttonVariants = cva(
   },
 );
 
-export type ButtonProps = ComponentProps<'button'> & VariantProps<typeof buttonVariants>;
-
-export function Button({ className, variant, size, type = 'button', ...props }: ButtonProps) {
+/**
+ * shadcn/ui's button: a cva table, `cn()` merging the caller's classes last, `data-slot`. Two
+ * differences, both deliberate: no `asChild` (links take `buttonVariants()` on a plain <a>, so no Slot
+ * dependency ships), and `type` defaults to "button" so a button inside a form never submits it by
+ * accident (the HTML default is "submit").
+ */
+export function Button({
+  className,
+  variant,
+  size,
+  type = 'button',
+  ...props
+}: ComponentProps<'button'> & VariantProps<typeof buttonVariants>) {
   return (
     <button
       data-slot="button"
       type={type}
-      className={cn(buttonVariants({ variant, size }), className)}
+      className={cn(buttonVariants({ variant, size, className }))}
       {...props}
     />
   );

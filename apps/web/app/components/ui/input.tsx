@@ -1,5 +1,5 @@
 import type { ComponentProps } from 'react';
-import { cn } from '../../lib/utils.ts';
+import { cn } from '~/lib/utils.ts';
 
 export function Input({ className, ...props }: ComponentProps<'input'>) {
   return (

@@ -1,6 +1,6 @@
 import { Toaster as Sonner } from 'sonner';
-import { localeDirection } from '../../config/locales.ts';
-import { useLocale, useMessages } from '../../i18n/locale-context.tsx';
+import { localeDirection } from '~/config/locales.ts';
+import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 
 /** The toast host (sonner), styled with the site's tokens. Loaded lazily from root.tsx. */
 export function Toaster() {

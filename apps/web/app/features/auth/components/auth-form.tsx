@@ -1,21 +1,21 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { BrandMark } from '../../../components/layout/brand-mark.tsx';
-import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
-import { Button, buttonVariants } from '../../../components/ui/button.tsx';
-import { ArrowLeft } from '../../../components/ui/icons.tsx';
-import { Input } from '../../../components/ui/input.tsx';
-import { Label } from '../../../components/ui/label.tsx';
-import { type AuthMode, paths } from '../../../config/paths.ts';
-import { useAuthSession } from '../../../hooks/use-auth-session.ts';
-import { useHydrated } from '../../../hooks/use-hydrated.ts';
-import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
-import { getAuthClient } from '../../../lib/auth-client.ts';
-import { notifyError, notifySuccess } from '../../../lib/notify.ts';
-import { cn } from '../../../lib/utils.ts';
-import { otherMode } from '../lib/auth-mode.ts';
-import { credentialLimits, validateCredentials } from '../lib/credentials-schema.ts';
-import { localizedAuthErrorMessage } from '../lib/localized-auth-error.ts';
+import { BrandMark } from '~/components/layout/brand-mark.tsx';
+import { LanguageSwitcher } from '~/components/layout/language-switcher.tsx';
+import { Button, buttonVariants } from '~/components/ui/button.tsx';
+import { ArrowLeft } from '~/components/ui/icons.tsx';
+import { Input } from '~/components/ui/input.tsx';
+import { Label } from '~/components/ui/label.tsx';
+import { type AuthMode, paths } from '~/config/paths.ts';
+import { credentialLimits, validateCredentials } from '~/features/auth/lib/credentials-schema.ts';
+import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import { useAuthSession } from '~/hooks/use-auth-session.ts';
+import { useHydrated } from '~/hooks/use-hydrated.ts';
+import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
+import { getAuthClient } from '~/lib/auth-client.ts';
+import { otherMode } from '~/lib/auth-mode.ts';
+import { notifyError, notifySuccess } from '~/lib/notify.ts';
+import { cn } from '~/lib/utils.ts';
 
 export type AuthFormProps = { initialMode: AuthMode };
 

@@ -1,5 +1,5 @@
-import type { Locale } from '../../../config/locales.ts';
-import { type ServiceErrorMessages, serviceErrorCatalogs } from '../../../i18n/service-errors.ts';
+import type { Locale } from '~/config/locales.ts';
+import { type ServiceErrorMessages, serviceErrorCatalogs } from '~/i18n/service-errors.ts';
 import { type AuthErrorMessages, authErrorMessage, isServiceAway } from './auth-error-message.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { Check } from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { Check } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const otherLines = ['consulting', 'managed', 'api', 'whiteLabel'] as const;
 const tiers = ['basic', 'pro', 'enterprise'] as const;

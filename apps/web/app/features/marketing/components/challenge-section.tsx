@@ -1,6 +1,6 @@
-import { CircleDollarSign, Flame, Layers, Unplug } from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { CircleDollarSign, Flame, Layers, Unplug } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const problems = [
   ['chaos', Layers],

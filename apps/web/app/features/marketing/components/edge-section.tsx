@@ -1,6 +1,6 @@
-import { BrainCircuit, Languages, Plug, Sparkles } from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { BrainCircuit, Languages, Plug, Sparkles } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const edges = [
   ['bilingual', Languages],

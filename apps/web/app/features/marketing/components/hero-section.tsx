@@ -1,8 +1,8 @@
-import { buttonVariants } from '../../../components/ui/button.tsx';
-import { ArrowRight, MapPin } from '../../../components/ui/icons.tsx';
-import { paths } from '../../../config/paths.ts';
-import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
-import { cn } from '../../../lib/utils.ts';
+import { buttonVariants } from '~/components/ui/button.tsx';
+import { ArrowRight, MapPin } from '~/components/ui/icons.tsx';
+import { paths } from '~/config/paths.ts';
+import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
+import { cn } from '~/lib/utils.ts';
 
 const statIds = ['market', 'cagr', 'products'] as const;
 

@@ -1,6 +1,6 @@
-import { Briefcase, Building2, Store, UserRound } from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { Briefcase, Building2, Store, UserRound } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const figures = ['market', 'cagr', 'products'] as const;
 const audiences = [

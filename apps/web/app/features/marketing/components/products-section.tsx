@@ -1,13 +1,6 @@
-import {
-  Bot,
-  LayoutDashboard,
-  Lightbulb,
-  PenLine,
-  Rocket,
-  ScanSearch,
-} from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { Bot, LayoutDashboard, Lightbulb, PenLine, Rocket, ScanSearch } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const modules = [
   ['analyzer', ScanSearch],

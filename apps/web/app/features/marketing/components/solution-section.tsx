@@ -1,6 +1,6 @@
-import { ChartLine, Coins, Languages, Telescope, Users, Workflow } from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { ChartLine, Coins, Languages, Telescope, Users, Workflow } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const capabilities = [
   ['unify', Workflow],

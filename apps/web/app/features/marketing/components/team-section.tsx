@@ -1,6 +1,6 @@
-import { Compass, Eye } from '../../../components/ui/icons.tsx';
-import { SectionHeading } from '../../../components/ui/section-heading.tsx';
-import { useMessages } from '../../../i18n/locale-context.tsx';
+import { Compass, Eye } from '~/components/ui/icons.tsx';
+import { SectionHeading } from '~/components/ui/section-heading.tsx';
+import { useMessages } from '~/i18n/locale-context.tsx';
 
 const members = ['ceo', 'cto'] as const;
 

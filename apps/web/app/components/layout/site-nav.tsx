@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
-import { BrandMark } from '../../../components/layout/brand-mark.tsx';
-import { LanguageSwitcher } from '../../../components/layout/language-switcher.tsx';
-import { Button, buttonVariants } from '../../../components/ui/button.tsx';
-import { LogOut, Menu, X } from '../../../components/ui/icons.tsx';
-import { paths, type SectionId } from '../../../config/paths.ts';
-import { useAuthSession } from '../../../hooks/use-auth-session.ts';
-import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
-import { getAuthClient } from '../../../lib/auth-client.ts';
-import { cn } from '../../../lib/utils.ts';
+import { Button, buttonVariants } from '~/components/ui/button.tsx';
+import { LogOut, Menu, X } from '~/components/ui/icons.tsx';
+import { paths, type SectionId } from '~/config/paths.ts';
+import { useAuthSession } from '~/hooks/use-auth-session.ts';
+import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
+import { getAuthClient } from '~/lib/auth-client.ts';
+import { cn } from '~/lib/utils.ts';
+import { BrandMark } from './brand-mark.tsx';
+import { LanguageSwitcher } from './language-switcher.tsx';
 
 /** One navigation per page, so a fixed id (the inline script and the toggle refer to it). */
 export const menuId = 'site-menu';

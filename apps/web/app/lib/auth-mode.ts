@@ -1,4 +1,4 @@
-import type { AuthMode } from '../../../config/paths.ts';
+import type { AuthMode } from '~/config/paths.ts';
 
 /** Spec §2: `?mode=signup` opens sign-up; any other value, or none, opens sign-in. */
 export function parseAuthMode(search: string | URLSearchParams): AuthMode {

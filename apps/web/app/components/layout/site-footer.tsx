@@ -1,8 +1,8 @@
-import { BrandMark } from '../../../components/layout/brand-mark.tsx';
-import { Globe, Mail } from '../../../components/ui/icons.tsx';
-import { paths } from '../../../config/paths.ts';
-import { siteConfig } from '../../../config/site.ts';
-import { useLocale, useMessages } from '../../../i18n/locale-context.tsx';
+import { Globe, Mail } from '~/components/ui/icons.tsx';
+import { paths } from '~/config/paths.ts';
+import { siteConfig } from '~/config/site.ts';
+import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
+import { BrandMark } from './brand-mark.tsx';
 import { navSections } from './site-nav.tsx';
 
 export function SiteFooter() {

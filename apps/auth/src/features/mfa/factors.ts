@@ -82,7 +82,7 @@ export async function sweepExpiredFactors(deps: Deps): Promise<number> {
  */
 export function assertMayProve(factor: FactorRow, factors: FactorRow[], session: SessionRow): void {
   if (factor.status === 'verified' || session.aal === 'aal2') return;
-  if (hasVerifiedFactor(factors.filter((f) => f.id !== factor.id)))
+  if (hasVerifiedFactor(factors))
     throw new AuthError('insufficient_aal', 'AAL2 required to verify a new factor', { status: 403 });
 }
 

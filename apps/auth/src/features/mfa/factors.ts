@@ -57,8 +57,10 @@ export async function requireFactor(deps: Deps, user: UserRow, id: string): Prom
   assertFactorId(id);
   const factor = await findUserFactor(deps.db, user.id, id.toLowerCase());
   if (!factor) throw new AuthError('mfa_factor_not_found');
-  if (isExpiredEnrolment(deps, factor, deps.clock())) {
-    await deleteFactor(deps.db, factor.id);
+  const now = deps.clock();
+  if (isExpiredEnrolment(deps, factor, now)) {
+    // Only what is still an expired enrolment goes (never a factor verified meanwhile).
+    await deleteExpiredUnverifiedFactors(deps.db, enrolmentCutoff(deps, now), user.id);
     throw new AuthError('mfa_factor_not_found');
   }
   return factor;

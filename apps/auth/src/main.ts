@@ -5,11 +5,11 @@ import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
+import { openMigratedDatabase } from './core/open-database.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
+import { causeOf, databaseStartupError, StartupError } from './core/startup-error.ts';
 import { KeyStore } from './crypto/jwt.ts';
-import { databaseOptions, openDatabase } from './db/client.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { migrate } from './db/migrate.ts';
 import { deleteOldMail } from './db/outbox.repo.ts';
 import { deleteOldCounters } from './db/rate-limits.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
@@ -43,17 +43,24 @@ export const PGLITE_DURABILITY_WARNING =
   'PGLITE_FSYNC=false in production: the embedded database survives a crash of this process, but not ' +
   'a power cut or an operating-system crash. Unset it, or set DATABASE_URL to a PostgreSQL server.';
 
+const USAGE = `Usage: node apps/auth/src/main.ts   (the production entry point; npm start runs it too)
+
+Opens the database (DATABASE_URL, else the embedded one in DATA_DIR), applies pending migrations
+(under a PostgreSQL advisory lock, so instances may start together), then serves the auth API at
+/auth/v1 and the built site (SITE_DIR) on HOST:PORT. Settings: the environment and .env (README,
+"Configuration"). SIGTERM or SIGINT: requests in flight get 8 s, then exit 0. A start-up failure is
+one line on stderr naming the setting at fault, exit code 1. See docs/production.md.`;
+
 /** Opens the database, migrates, ensures keys and starts listening. Used by main, tests and benches. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
-  const database = await openDatabase(databaseOptions(config));
+  const database = await openMigratedDatabase(config);
   try {
-    await migrate(database);
     await ensureSigningKey(database.db);
   } catch (err) {
-    await database.close();
-    throw err;
+    await database.close().catch(() => {});
+    throw databaseStartupError(config, err);
   }
   const keys = new KeyStore(() => listSigningKeys(database.db));
   await keys.reload();
@@ -107,7 +114,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (err) {
     await mail.stop();
     await database.close();
-    throw err;
+    const code = (err as { code?: string }).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'already in use: set PORT to another port'
+        : code === 'EACCES'
+          ? 'permission denied: ports below 1024 need privileges, set PORT to 1024 or above'
+          : code === 'EADDRNOTAVAIL'
+            ? `HOST=${opts.host ?? config.HOST} is not an address of this machine`
+            : causeOf(err);
+    throw new StartupError(`Cannot listen on PORT=${config.PORT} (HOST=${opts.host ?? config.HOST}): ${why}`);
   }
   // Bounded request time, as GoTrue's 10 s API_MAX_REQUEST_DURATION (slow-loris bodies included).
   server.setTimeout?.(30_000);
@@ -171,7 +187,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 }
 
 /** The process entry: `node apps/auth/src/main.ts`, or `npm start` (scripts/start.mjs calls it). */
-export async function main(): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   loadDotEnv();
   let config: Config;
   try {
@@ -184,22 +204,19 @@ export async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.LOG_LEVEL);
+  for (const warning of config.warnings) logger.warn(warning);
   let server: RunningServer;
   try {
     server = await startServer(config, { logger });
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (err instanceof DataDirLockedError) {
-      console.error(err.message);
-      process.exit(1);
+    // One line naming the setting and the cause, never a stack (nor a secret): what an operator
+    // reads in `journalctl` or `docker logs` must say what to fix. The stack only at debug level.
+    if (err instanceof StartupError || err instanceof DataDirLockedError) console.error(err.message);
+    else {
+      console.error(`Start-up failed: ${causeOf(err)}`);
+      if (config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace') console.error(err);
     }
-    if (code === 'EADDRINUSE' || code === 'EACCES') {
-      console.error(
-        `Cannot listen on port ${config.PORT} (${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}). Set PORT to another port.`,
-      );
-      process.exit(1);
-    }
-    throw err;
+    process.exit(1);
   }
   const base = config.SITE_URL;
   // Before the "listening" line: log lines are written asynchronously but in order, so whoever waits

@@ -1,7 +1,7 @@
 // The real entry points as child processes (node apps/auth/src/main.ts, npm start, the CLIs), for the
 // operations suites: signals, start-up failures, migrations by several instances at once.
 // Each child leads its own process group, so a test can prove that nothing of it is left running.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -135,15 +135,21 @@ export async function waitHealthy(proc: EntryProcess, port: number, timeoutMs = 
   }
 }
 
-/** Runs a command to completion (CLIs, start-up failures) and returns its status and output. */
-export function runEntry(
+/**
+ * Runs a command to completion (CLIs, start-up failures) and returns its status and output. Async,
+ * so servers the test itself runs (a fake database) keep answering meanwhile.
+ */
+export async function runEntry(
   command: string,
   args: string[],
   env: Record<string, string>,
   timeoutMs = 30_000,
-): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(command, args, { cwd: repoRoot, env, encoding: 'utf8', timeout: timeoutMs });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const proc = spawnEntry(command, args, env);
+  const timer = setTimeout(() => void proc.killGroup(), timeoutMs);
+  const { code } = await proc.exited;
+  clearTimeout(timer);
+  return { status: code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
 /** True when something accepts TCP connections on 127.0.0.1:port. */

@@ -2,7 +2,7 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { assertPasswordAcceptable } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
-import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
+import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -20,7 +20,7 @@ import {
 import { AuthError } from '../../errors.ts';
 import { hasVerifiedFactor } from '../mfa/factors.ts';
 import { passwordChecks, policyOf } from '../signup/signup.ts';
-import { mailEmailChange } from './email-change.ts';
+import { emailChangeQuota, mailEmailChange } from './email-change.ts';
 import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
 
 export type UserUpdateInput = {
@@ -99,7 +99,7 @@ export async function updateCurrentUser(
     if (email !== user.email) {
       const other = await findUserByEmail(deps.db, email);
       if (other) throw new AuthError('email_exists');
-      await emailQuota(deps, email);
+      await emailChangeQuota(deps, user, email);
       newEmail = email;
     }
   }

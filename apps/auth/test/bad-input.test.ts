@@ -122,6 +122,27 @@ describe.each(endpoints)('$method $path', (e) => {
     }
   });
 
+  it('reads a body as JSON only when it is sent as application/json (no preflight-free bodies)', async () => {
+    const body = JSON.stringify({ email: uniqueEmail('ct'), password: 'secret-pass', refresh_token: 'x' });
+    for (const type of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+    ])
+      expectGoTrueError(await send(e, body, { 'content-type': type }), 'bad_json');
+    // No type at all (a Uint8Array body gets none from fetch), also a "simple" cross-site request.
+    const untyped = await fetch(`${t.url}/auth/v1${e.path}`, {
+      method: e.method,
+      body: new TextEncoder().encode(body),
+      headers: { apikey: t.anonKey, ...(e.auth ? { authorization: `Bearer ${accessToken}` } : {}) },
+    });
+    expect(untyped.headers.get('content-type')).toMatch(/json/);
+    const text = await untyped.text();
+    expectGoTrueError({ status: untyped.status, text, json: JSON.parse(text) }, 'bad_json');
+  });
+
   it('rejects bodies over 1 MB with 413', async () => {
     const r = await send(e, JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024 + 10) }));
     expectGoTrueError(r, 'request_entity_too_large');
@@ -175,6 +196,33 @@ describe('body reading: declared length and chunked', () => {
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error_code: 'bad_json' });
     }
+  });
+});
+
+describe('content types', () => {
+  it('a text/plain sign-up is refused before anything happens; JSON with a charset is read', async () => {
+    const email = uniqueEmail('plain');
+    const body = JSON.stringify({ email, password: 'secret-pass' });
+    const plain = await t.api('/signup', { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    expect(plain.status).toBe(400);
+    expect(await plain.json()).toMatchObject({ error_code: 'bad_json' });
+    const [stored] = await t.server.deps.db.select().from(users).where(eq(users.email, email));
+    expect(stored).toBeUndefined();
+    const json = await t.api('/signup', {
+      method: 'POST',
+      headers: { 'content-type': 'Application/JSON; charset=UTF-8' },
+      body,
+    });
+    expect(json.status).toBe(200);
+  });
+
+  it('a bodiless POST without a type still works (curl -X POST /logout)', async () => {
+    const { data } = await t.client().auth.signUp({ email: uniqueEmail('bare'), password: 'secret-pass' });
+    const res = await fetch(`${t.url}/auth/v1/logout`, {
+      method: 'POST',
+      headers: { apikey: t.anonKey, authorization: `Bearer ${data.session!.access_token}` },
+    });
+    expect(res.status).toBe(204);
   });
 });
 

@@ -37,12 +37,14 @@ export function mergeMetadata(
   current: Record<string, unknown>,
   patch: Record<string, unknown>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...current };
+  // A Map, not `out[k] = v`: assigning a "__proto__" key would call the prototype setter (the key
+  // silently dropped, the object's prototype swapped) instead of storing it as the plain data it is.
+  const out = new Map(Object.entries(current));
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
+    if (v === null) out.delete(k);
+    else out.set(k, v);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /**

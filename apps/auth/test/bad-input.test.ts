@@ -239,7 +239,7 @@ describe('other bad input', () => {
     const { access_token: token, user } = await signup.json();
     expect(user.role).toBe('authenticated');
     expect(Object.hasOwn(user.user_metadata, '__proto__')).toBe(true);
-    expect(user.user_metadata.__proto__).toEqual({ polluted: 2 });
+    expect(Object.getOwnPropertyDescriptor(user.user_metadata, '__proto__')?.value).toEqual({ polluted: 2 });
     // A second __proto__ arrives by PUT /user onto metadata that has none yet: merged as a plain key too.
     const other = await t.client().auth.signUp({ email: uniqueEmail('proto2'), password: 'secret-pass' });
     const put = await t.api('/user', {

@@ -4,6 +4,7 @@ import type { AmrEntry } from '../db/schema.ts';
 import { insertSession, type SessionRow } from '../db/sessions.repo.ts';
 import type { UserRow } from '../db/users.repo.ts';
 import type { Deps, RequestMeta } from './deps.ts';
+import type { Session, User } from './http/response-schemas.ts';
 
 /**
  * Refresh tokens form a chain: each child is HMAC(server secret, parent). Only hashes are stored,
@@ -20,15 +21,7 @@ export function issuerFor(deps: Deps): string {
   return `${deps.config.SUPABASE_URL ?? deps.config.SITE_URL}/auth/v1`;
 }
 
-export type SessionResponse = {
-  access_token: string;
-  token_type: 'bearer';
-  expires_in: number;
-  expires_at: number;
-  refresh_token: string;
-  user: Record<string, unknown>;
-  weak_password?: { message: string; reasons: string[] } | null;
-};
+export type SessionResponse = Session;
 
 /** Signs an access token for (user, session). */
 export async function signAccessToken(
@@ -63,7 +56,7 @@ export async function sessionResponse(
   user: UserRow,
   session: Pick<SessionRow, 'id' | 'aal' | 'amr'>,
   refreshToken: string,
-  userJson: Record<string, unknown>,
+  userJson: User,
 ): Promise<SessionResponse> {
   const access = await signAccessToken(deps, user, session);
   return {

@@ -15,6 +15,9 @@ afterAll(async () => {
   await t?.close();
 });
 
+type Parameter = { name: string; in: string; schema: { enum?: string[] } };
+type Operation = { summary: string; parameters?: Parameter[] };
+
 /** A concrete request path for a declared one (`/factors/{factorId}` → a well-formed uuid). */
 const concrete = (path: string) => path.replaceAll(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
 
@@ -49,10 +52,10 @@ describe('OpenAPI document', () => {
 
   it('documents a path parameter for every templated path, and the shared response schemas', async () => {
     const doc = await (await fetch(`${t.url}/auth/v1/openapi.json`)).json();
-    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>))
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Operation>>))
       for (const op of Object.values(operations)) {
         const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-        const params = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+        const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
         expect(params.sort()).toEqual(names.sort());
       }
     expect(Object.keys(doc.components.schemas)).toEqual(
@@ -70,10 +73,10 @@ describe('OpenAPI document', () => {
 
   it('lists the grants the token endpoint serves, in its summary and query', async () => {
     const doc = await (await fetch(`${t.url}/auth/v1/openapi.json`)).json();
-    const token = doc.paths['/token'].post;
+    const token: Operation = doc.paths['/token'].post;
     expect(token.summary).toContain('pkce (auth_code, code_verifier)');
-    const grant = token.parameters.find((p: any) => p.name === 'grant_type');
-    expect(grant.schema.enum).toEqual(['password', 'refresh_token', 'pkce']);
+    const grant = token.parameters?.find((p) => p.name === 'grant_type');
+    expect(grant?.schema.enum).toEqual(['password', 'refresh_token', 'pkce']);
   });
 });
 

@@ -2,13 +2,15 @@
 // their `id`), and their inferred types are what userJson() and issueSession() return, so a field
 // added to one without the other fails the type check. Responses are not validated at run time:
 // the types already hold the code to them, and the hot paths would pay for a parse per answer.
+// Strict objects: the document says no other field is sent (test/core/issue-session.test.ts
+// parses real answers with them).
 import { z } from 'zod';
 
 const timestamp = z.string().describe('ISO 8601 date-time');
 const jsonObject = z.record(z.string(), z.unknown());
 
 export const identitySchema = z
-  .object({
+  .strictObject({
     identity_id: z.string(),
     id: z.string().describe("The user's id at the provider (for email: the user id)"),
     user_id: z.string(),
@@ -23,7 +25,7 @@ export const identitySchema = z
 
 /** A factor as listed in the user object (GET /user, sessions). */
 export const factorSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     friendly_name: z.string().optional(),
     factor_type: z.enum(['totp', 'phone', 'webauthn']),
@@ -37,7 +39,7 @@ export const factorSchema = z
 
 /** GoTrue's User: email and phone always strings, unset timestamps omitted, factors only when any. */
 export const userSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     aud: z.string(),
     role: z.string(),
@@ -63,7 +65,7 @@ export const userSchema = z
   .meta({ id: 'User' });
 
 export const sessionSchema = z
-  .object({
+  .strictObject({
     access_token: z.string().describe('ES256 JWT'),
     token_type: z.literal('bearer'),
     expires_in: z.number().int(),
@@ -71,7 +73,7 @@ export const sessionSchema = z
     refresh_token: z.string(),
     user: userSchema,
     weak_password: z
-      .object({ message: z.string(), reasons: z.array(z.string()) })
+      .strictObject({ message: z.string(), reasons: z.array(z.string()) })
       .nullable()
       .optional()
       .describe('Password grant only: what the current password policy finds weak in it (null: nothing)'),
@@ -80,12 +82,12 @@ export const sessionSchema = z
 
 /** POST /factors: the new factor, with what the user needs to set it up. */
 export const enrolledFactorSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     type: z.enum(['totp', 'phone', 'webauthn']),
     friendly_name: z.string(),
     totp: z
-      .object({
+      .strictObject({
         qr_code: z.string().describe('SVG'),
         secret: z.string(),
         uri: z.string().describe('otpauth:// URI'),

@@ -1,10 +1,10 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { normalizeEmail } from '../../core/email.ts';
 import { otpHash } from '../../core/email-tokens.ts';
-import { type SessionResponse, sessionResponse, startSession } from '../../core/issue-session.ts';
+import type { Session } from '../../core/http/response-schemas.ts';
+import { issueSession, startSession } from '../../core/issue-session.ts';
 import { issueFlowAuthCode } from '../../core/pkce.ts';
 import { codeAttemptLimit, enforceRateLimits, ipBucket, type Limit } from '../../core/rate-limit.ts';
-import { userJson } from '../../core/user-json.ts';
 import { sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
@@ -20,7 +20,6 @@ import {
   confirmEmail,
   countEmailChangeConfirmation,
   findUserById,
-  loadUserRelations,
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
@@ -45,7 +44,7 @@ export async function verifyToken(
   /** GET /verify (the link): a PKCE flow's link yields an auth code instead of a session. */
   options: { pkceLink?: boolean } = {},
 ): Promise<{
-  session: SessionResponse | undefined;
+  session: Session | undefined;
   authCode?: string | undefined;
   tokenType: OneTimeTokenType;
   redirectTo: string | null;
@@ -139,14 +138,11 @@ export async function verifyToken(
       redirectTo: result.token.redirectTo,
       verifyType: result.token.tokenType === 'recovery' ? 'recovery' : input.type,
     };
-  const rel = await loadUserRelations(deps.db, result.user.id);
-  const session = await sessionResponse(
-    deps,
-    result.user,
-    result.session.session,
-    result.session.refreshToken,
-    userJson(result.user, rel.identities, rel.factors),
-  );
+  const session = await issueSession(deps, {
+    user: result.user,
+    session: result.session.session,
+    refreshToken: result.session.refreshToken,
+  });
   const verifyType =
     result.token.tokenType === 'recovery' ? 'recovery' : input.type === 'email' ? 'signup' : input.type;
   return {

@@ -1,9 +1,9 @@
 // MFA challenge and verify (POST /factors/{id}/challenge, POST /factors/{id}/verify).
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
-import { type SessionResponse, sessionResponse } from '../../core/issue-session.ts';
+import type { Session } from '../../core/http/response-schemas.ts';
+import { issueSession } from '../../core/issue-session.ts';
 import { enforceRateLimits, ipBucket, smsQuota } from '../../core/rate-limit.ts';
-import { userJson } from '../../core/user-json.ts';
 import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import {
@@ -20,7 +20,7 @@ import {
   upgradeSession,
 } from '../../db/mfa.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
-import { loadUserRelations, type UserRow } from '../../db/users.repo.ts';
+import type { UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import { AMR_METHOD, requireFactor } from './factors.ts';
 import { checkTotp, TOTP_PERIOD } from './totp.ts';
@@ -153,7 +153,7 @@ export async function verifyFactor(
   factorId: string,
   input: VerifyFactorInput,
   meta: RequestMeta,
-): Promise<SessionResponse> {
+): Promise<Session> {
   const factor = await requireFactor(deps, user, factorId);
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.challengeId))
     throw new AuthError('validation_failed', 'challenge_id must be an UUID');
@@ -226,6 +226,5 @@ export async function verifyFactor(
     await audit(tx, 'factor_verified', user.id, meta.ip, { factor_id: factor.id, type: factor.factorType });
     return row;
   });
-  const rel = await loadUserRelations(deps.db, user.id);
-  return sessionResponse(deps, user, upgraded, refreshToken, userJson(user, rel.identities, rel.factors));
+  return issueSession(deps, { user, session: upgraded, refreshToken });
 }

@@ -4,7 +4,7 @@ import { otpHash } from '../../core/email-tokens.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { issueFlowAuthCode } from '../../core/pkce.ts';
-import { codeAttemptLimit, enforceRateLimits, ipBucket, type Limit } from '../../core/rate-limit.ts';
+import { codeAttemptLimit, enforceRateLimits, type Limit, perIpLimit } from '../../core/rate-limit.ts';
 import { sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
@@ -55,7 +55,7 @@ export async function verifyToken(
   const types = verifyTypes[input.type];
   if (!types) throw new AuthError('validation_failed', `Invalid verification type: ${input.type}`);
   const rl = deps.config.rateLimits;
-  const limits: Limit[] = [{ key: `verify:ip:${ipBucket(meta.ip)}`, limit: rl.verifyPerIp }];
+  const limits: Limit[] = [perIpLimit(deps, 'verify', meta.ip)];
   // A 6-digit code can be guessed; the per-address hourly budget bounds that across all IPs.
   if ('email' in input) limits.push(codeAttemptLimit(deps, normalizeEmail(input.email)));
   await enforceRateLimits(deps, limits, rl.window);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
-import { enforceRateLimits, ipBucket, smsQuota } from '../../core/rate-limit.ts';
+import { enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
 import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import {
@@ -38,7 +38,7 @@ async function limitAttempts(deps: Deps, kind: string, factorId: string, meta: R
     [
       { key: `mfa:${kind}:${factorId}`, limit: 30 },
       // Per client network as well (GoTrue: 15 per minute for MFA challenge and verify).
-      { key: `mfa:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.mfaPerIp },
+      perIpLimit(deps, 'mfa', meta.ip),
     ],
     300,
   );

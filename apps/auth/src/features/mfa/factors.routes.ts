@@ -70,12 +70,18 @@ export function factorEndpoints(deps: Deps): Endpoint[] {
       summary: 'Start a challenge (phone: sends a code; webauthn: credential options)',
       params: factorParams,
       body: challengeBody,
-      responses: { 200: 'Challenge {id, type, expires_at}', 404: 'mfa_factor_not_found' },
+      responses: {
+        200: 'Challenge {id, type, expires_at}',
+        403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
+        404: 'mfa_factor_not_found',
+        429: 'over_request_rate_limit',
+      },
       handler: async (c, { body, param }) => {
-        const { user } = c.get('auth');
+        const { user, session } = c.get('auth');
         const result = await createChallenge(
           deps,
           user,
+          session,
           param('factorId'),
           { channel: body.channel ?? undefined },
           c.get('meta'),
@@ -92,7 +98,9 @@ export function factorEndpoints(deps: Deps): Endpoint[] {
       body: verifyBody,
       responses: {
         200: { description: 'Session (aal2)', schema: sessionSchema },
+        403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
         422: 'mfa_verification_failed / mfa_challenge_expired / mfa_ip_address_mismatch',
+        429: 'over_request_rate_limit (the factor is backing off after repeated failures)',
       },
       handler: async (c, { body, param }) => {
         if (body.webauthn && JSON.stringify(body.webauthn).length > MAX_CREDENTIAL_JSON)
@@ -118,7 +126,7 @@ export function factorEndpoints(deps: Deps): Endpoint[] {
       method: 'delete',
       path: '/factors/{factorId}',
       access: 'user',
-      summary: 'Unenroll a factor (a verified one needs an aal2 session)',
+      summary: 'Unenroll a factor (with a verified factor present, needs an aal2 session)',
       params: factorParams,
       responses: { 200: '{id}', 422: 'insufficient_aal' },
       handler: async (c, { param }) => {

@@ -1,5 +1,6 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
+import type { User } from '../../core/http/response-schemas.ts';
 import { assertPasswordAcceptable } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
@@ -74,7 +75,7 @@ export async function updateCurrentUser(
   input: UserUpdateInput,
   redirectTo: string,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Promise<User> {
   // With MFA on, changing the email or password needs an aal2 session (GoTrue: 401 insufficient_aal).
   if (
     (input.password !== undefined || input.email !== undefined) &&

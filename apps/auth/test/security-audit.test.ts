@@ -1,6 +1,6 @@
 // Audit log (issue 6): sign-up, sign-in success and failure (known and unknown accounts), sign-out and
 // password change each leave one row, written with the change; no secret ever lands in it; and
-// `npm run audit -w apps/auth` reads it back.
+// `npm run audit-log` reads it back.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -181,7 +181,7 @@ describe('the reader command', () => {
     expect(formatRows([])).toBe('No audit entries match.');
   });
 
-  it.skipIf(onPostgres)('prints the log of a stopped service (npm run audit -w apps/auth)', async () => {
+  it.skipIf(onPostgres)('prints the log of a stopped service (npm run audit-log)', async () => {
     await t.close();
     const cli = fileURLToPath(new URL('../src/features/ops/audit-log.cli.ts', import.meta.url));
     const run = (...args: string[]) =>

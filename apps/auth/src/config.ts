@@ -58,6 +58,13 @@ const envSchema = z.object({
   // Sign-up, recover and resend answer no sooner than this (ms), so timing does not reveal accounts.
   EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300),
   TRUST_PROXY: z.string().default(''),
+  // Strict-Transport-Security, sent only when SITE_URL is https (never over plain http, where it is
+  // ignored and a local set-up would be pinned by mistake). 0 sends no header.
+  HSTS_MAX_AGE: int(0, 10 * 365 * 86400).default(63072000),
+  HSTS_INCLUDE_SUBDOMAINS: bool.default(true),
+  // Browser origins allowed to call the API (CORS): `*` (any; credentials are bearer tokens, never
+  // cookies, so this exposes nothing) or a comma-separated list of origins.
+  CORS_ALLOWED_ORIGINS: z.string().default('*'),
   SUPABASE_URL: optionalString,
   SITE_DIR: z.string().default('apps/web/build/client'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -145,6 +152,10 @@ export type Config = {
   PASSWORD_REJECT_COMMON: boolean;
   EMAIL_RESPONSE_FLOOR_MS: number;
   TRUST_PROXY: string[];
+  HSTS_MAX_AGE: number;
+  HSTS_INCLUDE_SUBDOMAINS: boolean;
+  /** ['*'] or exact origins (`https://app.example`, no path). */
+  CORS_ALLOWED_ORIGINS: string[];
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
@@ -289,6 +300,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problem = trustProxyProblem(entry);
     if (problem) invalid.push(problem);
   }
+  const corsOrigins = e.CORS_ALLOWED_ORIGINS.split(',')
+    .map((v) => v.trim().replace(/\/$/, ''))
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (origin === '*') continue;
+    let ok = false;
+    try {
+      const u = new URL(origin);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === origin;
+    } catch {
+      // not a URL
+    }
+    if (!ok)
+      invalid.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path)`);
+  }
+  if (corsOrigins.includes('*') && corsOrigins.length > 1)
+    invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
   if (invalid.length > 0) throw new ConfigError(problemList('Invalid configuration', invalid));
 
   const problems: string[] = [];
@@ -359,6 +387,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
     EMAIL_RESPONSE_FLOOR_MS: e.EMAIL_RESPONSE_FLOOR_MS,
     TRUST_PROXY: trustProxy,
+    HSTS_MAX_AGE: e.HSTS_MAX_AGE,
+    HSTS_INCLUDE_SUBDOMAINS: e.HSTS_INCLUDE_SUBDOMAINS,
+    CORS_ALLOWED_ORIGINS: corsOrigins.length > 0 ? corsOrigins : ['*'],
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,

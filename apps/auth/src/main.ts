@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
+import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
 import { openMigratedDatabase } from './core/open-database.ts';
@@ -98,7 +99,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           dir: config.SITE_DIR,
           // '' = the page's own origin (the API is served beside the site).
           runtimeConfig: { supabaseUrl: config.SUPABASE_URL ?? '', anonKey: config.ANON_KEY },
-          hsts: config.SITE_URL.startsWith('https://'),
+          hsts: hstsHeader(config),
         }
       : undefined,
   });
@@ -223,17 +224,24 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   // for "listening" (an operator's supervisor, our test) has seen the warning by then.
   if (config.production && !config.DATABASE_URL && !config.PGLITE_FSYNC)
     logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
+  // The banner is one JSON log line like every other, carrying the public URL (what users reach)
+  // apart from the bind address. The friendly text banner is for a person at a terminal only: under
+  // a supervisor (systemd, docker) stdout is not a TTY and holds nothing but JSON.
   logger.info(
     {
-      url: server.url,
-      siteUrl: base,
+      url: base,
+      authApi: `${base}/auth/v1`,
+      listen: `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${server.port}`,
       database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
       mail: config.SMTP_URL ? 'smtp' : `${base}/auth/v1/_dev/mailbox`,
+      production: config.production,
     },
     'listening',
   );
-  console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
-  if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+  if (process.stdout.isTTY) {
+    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
+    if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+  }
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);

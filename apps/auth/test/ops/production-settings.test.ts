@@ -116,7 +116,7 @@ describe('TRUST_PROXY is validated at start-up', () => {
   });
 });
 
-it('in production, X-Forwarded-For from a peer TRUST_PROXY does not list is warned about once, not per request', async () => {
+it('in production: one warning for X-Forwarded-For from a peer not in TRUST_PROXY (not per request); stdout is JSON only, the banner names the public URL', async () => {
   const dir = tempDir();
   const port = await freePort();
   // The test talks from 127.0.0.1; TRUST_PROXY lists another address, so the header is not believed.
@@ -129,6 +129,7 @@ it('in production, X-Forwarded-For from a peer TRUST_PROXY does not list is warn
       DATA_DIR: dir.path,
       TRUST_PROXY: '10.9.9.9',
       ANON_KEY,
+      LOG_LEVEL: 'info',
     }),
   );
   cleanups.push(dir.remove, () => proc.killGroup());
@@ -150,6 +151,17 @@ it('in production, X-Forwarded-For from a peer TRUST_PROXY does not list is warn
     .filter((l) => l.includes('X-Forwarded-For arrived from a peer TRUST_PROXY does not list'));
   expect(warnings).toHaveLength(1);
   expect(JSON.parse(warnings[0] as string)).toMatchObject({ level: 40, peer: '127.0.0.1' });
+  // stdout is JSON lines only (no plain-text banner when it is not a terminal), and the banner line
+  // names the public URL apart from the bind address.
+  const lines = proc.stdout().trim().split('\n');
+  for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  const banner = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'listening');
+  expect(banner).toMatchObject({
+    url: 'https://namaa.example',
+    authApi: 'https://namaa.example/auth/v1',
+    listen: `127.0.0.1:${port}`,
+    production: true,
+  });
   // The development ANON_KEY is warned about at start, as JSON.
   expect(proc.stdout()).toMatch(/"level":40[^\n]*"msg":"ANON_KEY is the development key/);
 }, 120_000);

@@ -5,8 +5,8 @@ import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mfaChallenges } from '../src/db/schema.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { mfaChallenges } from '../../../src/db/schema.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Security headers on the auth API (issue 6): nosniff, Referrer-Policy, frame protection, a strict
 // CSP on every answer (errors included), HSTS only when the public origin is https, and no cookies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
 beforeAll(async () => {

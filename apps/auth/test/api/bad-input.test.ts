@@ -2,8 +2,8 @@
 // stack trace.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../src/db/schema.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { users } from '../../src/db/schema.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 let t: TestServer;
 let accessToken: string;

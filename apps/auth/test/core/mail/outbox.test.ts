@@ -3,9 +3,9 @@
 // not readable through the API; dev SMS (SMS_PROVIDER=dev) still are.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextAttemptAt } from '../src/core/mail/dispatcher.ts';
-import { mailOutbox } from '../src/db/schema.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { nextAttemptAt } from '../../../src/core/mail/dispatcher.ts';
+import { mailOutbox } from '../../../src/db/schema.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 describe('retrying a failed send', () => {
   const created = new Date('2030-01-01T00:00:00Z');

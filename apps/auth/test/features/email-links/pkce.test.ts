@@ -5,8 +5,8 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flowState } from '../src/db/schema.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { flowState } from '../../../src/db/schema.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -269,7 +269,7 @@ describe('PKCE email links', () => {
 });
 
 async function findUserId(email: string): Promise<string | undefined> {
-  const { users } = await import('../src/db/schema.ts');
+  const { users } = await import('../../../src/db/schema.ts');
   const [row] = await t.server.deps.db.select().from(users).where(eq(users.email, email));
   return row?.id;
 }

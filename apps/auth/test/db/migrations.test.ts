@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, queryRows } from '../src/db/client.ts';
-import { migrate, migrationsFolder } from '../src/db/migrate.ts';
-import { createFreshDatabase, type FreshDatabase } from './support/fresh-database.ts';
+import { type Database, openDatabase, queryRows } from '../../src/db/client.ts';
+import { migrate, migrationsFolder } from '../../src/db/migrate.ts';
+import { createFreshDatabase, type FreshDatabase } from '../support/fresh-database.ts';
 
 /** A copy of the migrations folder that stops after the first `count` migrations. */
 function migrationsUpTo(count: number): string {

@@ -1,7 +1,7 @@
 // Races the issue names: parallel sign-ups of one email, parallel refreshes of one token, parallel
 // uses of one email link. Each fires 20 requests at once against the real service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // GoTrue's shape (legacy `{code, error_code, msg}` or, with the API-version header, `{code, message}`).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 let t: TestServer;
 let accessToken: string;

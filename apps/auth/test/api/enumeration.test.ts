@@ -2,7 +2,7 @@
 // recover and resend, responses for known and unknown emails have the same status and error, and
 // their response-time distributions are compared with a two-sided Mann–Whitney U test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 /** Two-sided Mann–Whitney U (normal approximation with tie correction): returns z and p. */
 export function mannWhitney(a: number[], b: number[]): { u: number; z: number; p: number } {

@@ -7,14 +7,14 @@ import { Writable } from 'node:stream';
 import { createClient } from '@supabase/supabase-js';
 import { DrizzleQueryError, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { jsonTextProblem, MAX_JSON_DEPTH } from '../src/core/http/json-depth.ts';
-import { errorSummary, logSafeErr } from '../src/db/error-summary.ts';
-import { createLogger } from '../src/logger.ts';
-import { type RunningServer, startServer } from '../src/main.ts';
-import { createFreshDatabase, type FreshDatabase } from './support/fresh-database.ts';
-import { uniqueEmail } from './support/test-server.ts';
+import { createHttpApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { jsonTextProblem, MAX_JSON_DEPTH } from '../../src/core/http/json-depth.ts';
+import { errorSummary, logSafeErr } from '../../src/db/error-summary.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type RunningServer, startServer } from '../../src/main.ts';
+import { createFreshDatabase, type FreshDatabase } from '../support/fresh-database.ts';
+import { uniqueEmail } from '../support/test-server.ts';
 
 type LoggedServer = { server: RunningServer; logs(): string; close(): Promise<void> };
 

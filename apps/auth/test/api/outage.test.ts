@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it, vi } from 'vitest';
-import { PGLITE_DURABILITY_WARNING } from '../src/main.ts';
-import { startTestServer, uniqueEmail } from './support/test-server.ts';
+import { PGLITE_DURABILITY_WARNING } from '../../src/main.ts';
+import { startTestServer, uniqueEmail } from '../support/test-server.ts';
 
 it('answers 503 with Retry-After on refresh, sign-in and health when the database is gone', async () => {
   const t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
@@ -36,7 +36,7 @@ it('answers 503 with Retry-After on refresh, sign-in and health when the databas
 });
 
 it('refuses to start in production with unsafe defaults (exit code 1, clear message)', () => {
-  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   const result = spawnSync(process.execPath, [main], {
     env: { PATH: process.env.PATH, NODE_ENV: 'production', SITE_URL: 'http://namaa.example' },
     encoding: 'utf8',
@@ -49,7 +49,7 @@ it('refuses to start in production with unsafe defaults (exit code 1, clear mess
 
 /** Starts the service in production on PGlite and returns its log lines up to 'listening'. */
 async function productionStartLines(extra: Record<string, string>): Promise<Array<Record<string, unknown>>> {
-  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   const dataDir = mkdtempSync(join(tmpdir(), 'namaa-prod-'));
   const child = spawn(process.execPath, [main], {
     env: {
@@ -88,7 +88,7 @@ it('warns in production when the embedded database is told not to flush commits 
   expect(warnings(relaxed)).toEqual([
     expect.objectContaining({ dataDir: expect.stringContaining('namaa-prod-') }),
   ]);
-  // The default flushes every commit (pglite-durable.test.ts): nothing to warn about.
+  // The default flushes every commit (db/pglite-durable.test.ts): nothing to warn about.
   const durable = await productionStartLines({});
   expect(durable.some((l) => l.msg === 'listening')).toBe(true);
   expect(warnings(durable)).toEqual([]);

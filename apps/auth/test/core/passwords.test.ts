@@ -2,11 +2,16 @@
 // name are refused with GoTrue's 422 weak_password / reasons ["pwned"], on by default and offline.
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
-import { commonPasswordCount, isCommonPassword, resemblesIdentity } from '../src/core/common-passwords.ts';
-import { passwordProblems } from '../src/core/password-policy.ts';
-import { argon2Load, argon2ParamsAcceptable, hashPassword, verifyPassword } from '../src/crypto/passwords.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { loadConfig } from '../../src/config.ts';
+import { commonPasswordCount, isCommonPassword, resemblesIdentity } from '../../src/core/common-passwords.ts';
+import { passwordProblems } from '../../src/core/password-policy.ts';
+import {
+  argon2Load,
+  argon2ParamsAcceptable,
+  hashPassword,
+  verifyPassword,
+} from '../../src/crypto/passwords.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 describe('common-password list', () => {
   it('bundles at least the top 10,000 passwords', () => {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, expect, it } from 'vitest';
-import { type Database, openDatabase, queryRows } from '../src/db/client.ts';
-import { pgliteFsyncCount } from '../src/db/pglite-durable.ts';
+import { type Database, openDatabase, queryRows } from '../../src/db/client.ts';
+import { pgliteFsyncCount } from '../../src/db/pglite-durable.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'namaa-durable-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@
 import bcrypt from 'bcryptjs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../src/db/client.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { queryRows } from '../../../src/db/client.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
 beforeAll(async () => {

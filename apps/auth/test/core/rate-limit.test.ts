@@ -5,12 +5,12 @@
 import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Config, loadConfig } from '../src/config.ts';
-import { clientIp } from '../src/core/http/context.ts';
-import { ipBucket } from '../src/core/rate-limit.ts';
-import { queryRows } from '../src/db/client.ts';
-import { deleteOldCounters } from '../src/db/rate-limits.repo.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { clientIp } from '../../src/core/http/context.ts';
+import { ipBucket } from '../../src/core/rate-limit.ts';
+import { queryRows } from '../../src/db/client.ts';
+import { deleteOldCounters } from '../../src/db/rate-limits.repo.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 // One service for the file; each test sets its limits on the live configuration (read per request)
 // and starts from empty counters. Starting a service per test would dominate the run time.

@@ -10,7 +10,7 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 let t: TestServer;
 let access: string;

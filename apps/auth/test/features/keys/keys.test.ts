@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addSigningKey, retireSigningKeys } from '../src/db/signing-keys.repo.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { addSigningKey, retireSigningKeys } from '../../../src/db/signing-keys.repo.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -80,7 +80,7 @@ describe('signing keys', () => {
     try {
       const run = (...args: string[]) =>
         spawnSync(process.execPath, ['src/features/keys/rotate-keys.cli.ts', ...args], {
-          cwd: join(import.meta.dirname, '..'),
+          cwd: join(import.meta.dirname, '../../..'),
           env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '1', NODE_ENV: 'test' },
           encoding: 'utf8',
         });

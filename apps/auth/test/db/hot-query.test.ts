@@ -6,9 +6,9 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, sqlState } from '../src/db/client.ts';
-import { hotQuery } from '../src/db/hot-query.ts';
-import { createFreshDatabase } from './support/fresh-database.ts';
+import { type Db, sqlState } from '../../src/db/client.ts';
+import { hotQuery } from '../../src/db/hot-query.ts';
+import { createFreshDatabase } from '../support/fresh-database.ts';
 
 type Harness = {
   db: Db;

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../src/db/client.ts';
-import { formatRows, parseArgs, parseSince, readAuditLog } from '../src/features/ops/audit-log.cli.ts';
-import { startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
+import { queryRows } from '../../../src/db/client.ts';
+import { formatRows, parseArgs, parseSince, readAuditLog } from '../../../src/features/ops/audit-log.cli.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 let t: TestServer;
@@ -183,7 +183,7 @@ describe('the reader command', () => {
 
   it.skipIf(onPostgres)('prints the log of a stopped service (npm run audit -w apps/auth)', async () => {
     await t.close();
-    const cli = fileURLToPath(new URL('../src/features/ops/audit-log.cli.ts', import.meta.url));
+    const cli = fileURLToPath(new URL('../../../src/features/ops/audit-log.cli.ts', import.meta.url));
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [cli, ...args], {
         env: { PATH: process.env.PATH, DATA_DIR: dataDir },

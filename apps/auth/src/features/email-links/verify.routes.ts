@@ -6,7 +6,7 @@ import { type AppEnv, parseBody, queryParam } from '../../core/http/context.ts';
 import { documentRoute } from '../../core/http/openapi.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { AuthError } from '../../errors.ts';
-import { EMAIL_CHANGE_HALF_CONFIRMED } from '../user/email-change.ts';
+import { EMAIL_CHANGE_HALF_CONFIRMED } from '../user/index.ts';
 import { verifyToken } from './verify.ts';
 
 export const verifyBody = z.object({

@@ -177,6 +177,16 @@ export const envSchema = z.object({
   RATE_LIMIT_SIGNIN_BACKOFF_MAX: int(1, 86400)
     .default(900)
     .meta({ description: 'the longest of those waits, seconds' }),
+  // Failed MFA verifications per factor (any network): this many are free, then each further attempt
+  // waits 1, 2, 4 … seconds up to RATE_LIMIT_MFA_BACKOFF_MAX; the owner is mailed once per streak, and
+  // a success or 2 quiet days reset it. 0 turns the back-off off. (GoTrue leaves this to a hook.)
+  RATE_LIMIT_MFA_BACKOFF_AFTER: int(0, 1000).default(5).meta({
+    description:
+      'free failed MFA verifications per factor (from any network), then waits of 1, 2, 4 … s (`429 over_request_rate_limit`); the owner is mailed once per streak; `0` turns it off',
+  }),
+  RATE_LIMIT_MFA_BACKOFF_MAX: int(1, 86400)
+    .default(3600)
+    .meta({ description: 'the longest of those MFA waits, seconds' }),
   // Outgoing mail: per address (per RATE_LIMIT_EMAIL_WINDOW), a floor between two messages to one
   // address, and a global quota per hour. Counted alike for existing and unknown addresses.
   RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000)
@@ -212,6 +222,12 @@ export const envSchema = z.object({
   MFA_CHALLENGE_EXPIRY: int(10, 3600)
     .default(300)
     .meta({ description: 'seconds an MFA challenge stays open' }),
+  // An unverified factor (an enrolment in progress) lives this long after its creation or last
+  // challenge; then it is refused and swept (GoTrue's MFA_FACTOR_EXPIRY_DURATION, 300 s).
+  MFA_FACTOR_EXPIRY: int(1, 86400).default(300).meta({
+    description:
+      "seconds an unverified factor (an enrolment in progress) lives after its creation or last challenge; then it is refused as not found and swept (GoTrue's `MFA_FACTOR_EXPIRY_DURATION`)",
+  }),
   MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300).meta({ description: 'seconds an SMS code stays valid' }),
   MFA_PHONE_MAX_FREQUENCY: int(0, 3600)
     .default(60)
@@ -279,6 +295,8 @@ export type Config = {
     rpName: string;
     maxEnrolledFactors: number;
     challengeExpiry: number;
+    /** Seconds an unverified factor lives after its creation or last challenge. */
+    factorExpiry: number;
     phoneOtpExpiry: number;
     /** Seconds between two SMS codes for one phone factor. */
     phoneMaxFrequency: number;
@@ -302,6 +320,8 @@ export type Config = {
     mfaPerIp: number;
     signinBackoffAfter: number;
     signinBackoffMax: number;
+    mfaBackoffAfter: number;
+    mfaBackoffMax: number;
     emailFloor: number;
     emailSentPerHour: number;
     smsSentPerHour: number;
@@ -413,6 +433,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rpName: e.WEBAUTHN_RP_DISPLAY_NAME,
       maxEnrolledFactors: e.MFA_MAX_ENROLLED_FACTORS,
       challengeExpiry: e.MFA_CHALLENGE_EXPIRY,
+      factorExpiry: e.MFA_FACTOR_EXPIRY,
       phoneOtpExpiry: e.MFA_PHONE_OTP_EXPIRY,
       phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,
       smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
@@ -434,6 +455,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mfaPerIp: e.RATE_LIMIT_MFA_PER_IP,
       signinBackoffAfter: e.RATE_LIMIT_SIGNIN_BACKOFF_AFTER,
       signinBackoffMax: e.RATE_LIMIT_SIGNIN_BACKOFF_MAX,
+      mfaBackoffAfter: e.RATE_LIMIT_MFA_BACKOFF_AFTER,
+      mfaBackoffMax: e.RATE_LIMIT_MFA_BACKOFF_MAX,
       emailFloor: e.RATE_LIMIT_EMAIL_FLOOR,
       emailSentPerHour: e.RATE_LIMIT_EMAIL_SENT,
       smsSentPerHour: e.RATE_LIMIT_SMS_SENT,

@@ -427,7 +427,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
     mfa: {
-      // Unset → derived from SITE_URL when used (see domain/mfa-webauthn.ts).
+      // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
       rpId: e.WEBAUTHN_RP_ID,
       rpOrigins: list(e.WEBAUTHN_RP_ORIGINS),
       rpName: e.WEBAUTHN_RP_DISPLAY_NAME,

@@ -1,4 +1,4 @@
-// The single-statement hot paths (src/repositories/sessions.ts: refresh rotation, password session,
+// The single-statement hot paths (src/db/sessions.repo.ts: refresh rotation, password session,
 // session + user look-up) keep every rule of the multi-query code they replaced. Runs on PGlite and,
 // with DATABASE_URL, on PostgreSQL.
 import bcrypt from 'bcryptjs';

@@ -189,9 +189,10 @@ export const envSchema = z.object({
     .meta({ description: 'the longest of those MFA waits, seconds' }),
   // Outgoing mail: per address (per RATE_LIMIT_EMAIL_WINDOW), a floor between two messages to one
   // address, and a global quota per hour. Counted alike for existing and unknown addresses.
-  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000)
-    .default(10)
-    .meta({ description: 'mails per recipient per `RATE_LIMIT_EMAIL_WINDOW`' }),
+  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(10).meta({
+    description:
+      'mails per recipient per `RATE_LIMIT_EMAIL_WINDOW` (every mail counts against the address it is sent to, whoever asked)',
+  }),
   RATE_LIMIT_EMAIL_WINDOW: int(1, 86400)
     .default(3600)
     .meta({ description: 'window of the per-recipient mail limit, seconds' }),

@@ -33,7 +33,7 @@ export const errorTable = {
   no_authorization: { status: 401, message: 'This endpoint requires a valid Bearer token' },
   bad_jwt: { status: 403, message: 'invalid JWT: unable to parse or verify signature' },
   user_not_found: { status: 403, message: 'User from sub claim in JWT does not exist' },
-  // The service-role guard's answer to any other caller of the admin API (GoTrue's 403).
+  // The service-role guard's answer to any other caller (core/http/guards.ts; GoTrue's 403).
   not_admin: { status: 403, message: 'User not allowed' },
   otp_expired: { status: 403, message: 'Token has expired or is invalid' },
   flow_state_not_found: { status: 404, message: 'invalid flow state, no valid flow state found' },

@@ -1,6 +1,7 @@
 // Unit tests for redirect validation (core/redirect.ts): the allow-list globs, loopback, SITE_URL fallback.
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, isRedirectAllowed, resolveRedirect } from '../../src/core/redirect.ts';
+import { compileGlob } from '../../src/core/glob-match.ts';
+import { isRedirectAllowed, resolveRedirect } from '../../src/core/redirect.ts';
 
 describe('redirect validation', () => {
   const policy = {
@@ -51,10 +52,25 @@ describe('redirect validation', () => {
   });
 
   it('globs: * stays within a label or segment, ** crosses them', () => {
-    expect(globToRegExp('https://*.x.com/*').test('https://a.x.com/p')).toBe(true);
-    expect(globToRegExp('https://*.x.com/*').test('https://a.b.x.com/p')).toBe(false);
-    expect(globToRegExp('https://*.x.com/*').test('https://a.x.com/p/q')).toBe(false);
-    expect(globToRegExp('https://**.x.com/**').test('https://a.b.x.com/p/q')).toBe(true);
+    expect(compileGlob('https://*.x.com/*')('https://a.x.com/p')).toBe(true);
+    expect(compileGlob('https://*.x.com/*')('https://a.b.x.com/p')).toBe(false);
+    expect(compileGlob('https://*.x.com/*')('https://a.x.com/p/q')).toBe(false);
+    expect(compileGlob('https://**.x.com/**')('https://a.b.x.com/p/q')).toBe(true);
+    // `*` may match nothing, `?` exactly one non-separator, `**` anything (also nothing).
+    expect(compileGlob('/cb/*')('/cb/')).toBe(true);
+    expect(compileGlob('a?c')('abc')).toBe(true);
+    expect(compileGlob('a?c')('a.c')).toBe(false);
+    expect(compileGlob('a?c')('ac')).toBe(false);
+    expect(compileGlob('**')('')).toBe(true);
+    expect(compileGlob('a**b')('a/./b')).toBe(true);
+    expect(compileGlob('*-*-*')('a-b-c')).toBe(true);
+    expect(compileGlob('*-*-*')('a-b')).toBe(false);
+    // Regex metacharacters in a glob are literal.
+    expect(compileGlob('a+b(c)')('a+b(c)')).toBe(true);
+    expect(compileGlob('a+b(c)')('aab(c)')).toBe(false);
+    // The host part's separators are `.` and the port colon.
+    expect(compileGlob('*.x.com', '.:')('a.x.com')).toBe(true);
+    expect(compileGlob('*.x.com', '.:')('a:1.x.com')).toBe(false);
   });
 
   // Each of these used to pass the glob on its raw text while the browser lands on another host.

@@ -1,7 +1,8 @@
 // The layer and capability boundaries of the service (apps/auth/biome.json) hold in the linter: a
 // feature reaches another feature only through its index.ts, and core/, db/ and crypto/ never
 // import a feature. Probe files are written into the real folders (the rule is chosen by the file's
-// path) and linted with the project's own Biome, as `npm run lint` does.
+// path) and linted with the project's own Biome, as `npm run lint` does; each is removed right after
+// its lint run (a lint of the tree started meanwhile would see it).
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -25,10 +25,18 @@ function worstInputs(): string[] {
   ];
 }
 
+/**
+ * The best of three timings: a loaded CI machine only ever adds time, and the old backtracking
+ * matcher took seconds to minutes on these inputs, so the fastest run tells the two apart.
+ */
 function elapsed(fn: () => void): number {
-  const started = performance.now();
-  fn();
-  return performance.now() - started;
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
 }
 
 describe('redirect matching runs in linear time', () => {
@@ -109,7 +117,11 @@ describe('redirect matching over HTTP', () => {
       expect(res.status).toBe(303);
       expect(res.headers.get('location')?.startsWith(t.config.SITE_URL)).toBe(true);
     }
-    expect(Math.max(...healthTimes)).toBeLessThan(200);
+    // The old matcher spent minutes per crafted request at this length (seconds at 420 characters,
+    // growing with the fourth power), so /health waited behind all 18 of them. The bound is loose
+    // because a CI machine under load answers a plain request in hundreds of ms; it still cannot
+    // pass with a matcher that blocks the event loop.
+    expect(Math.max(...healthTimes)).toBeLessThan(1500);
   });
 
   it('refuses an absurdly long redirect_to with GoTrue 400, not a silent fallback', async () => {

@@ -88,7 +88,8 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
       // answer then varies by Origin). CORS answers every preflight (OPTIONS) itself, before any guard.
       origin: deps.config.CORS_ALLOWED_ORIGINS.includes('*') ? '*' : deps.config.CORS_ALLOWED_ORIGINS,
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      exposeHeaders: [API_VERSION_HEADER, 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id'],
+      // Only headers some route sends: the admin API adds X-Total-Count and Link when it lists users.
+      exposeHeaders: [API_VERSION_HEADER, 'Retry-After', 'X-Request-Id'],
       maxAge: 600,
     }),
   );

@@ -32,6 +32,8 @@ it('every command answers --help with its usage, exit 0, and opens no database',
     ],
     [npm, [...npmArgs, '-s', 'run', 'audit-log', '-w', 'apps/auth', '--', '-h'], /^Usage: npm run audit-log/],
     [npm, [...npmArgs, '-s', 'test', '--', '--help'], /^Usage: npm test/],
+    [npm, [...npmArgs, '-s', 'run', 'backup', '--', '--help'], /^Usage: npm run backup/],
+    [npm, [...npmArgs, '-s', 'run', 'restore', '--', '--help'], /^Usage: npm run restore/],
     [process.execPath, ['scripts/screenshots.mjs', '--help'], /^Usage: node scripts\/screenshots.mjs/],
   ];
   const results = await Promise.all(commands.map(([cmd, args]) => runEntry(cmd, args, env)));

@@ -78,8 +78,9 @@ describe('Arabic font subset (build time)', () => {
     expect(uses).toContain(`html[lang="ar"][${webFontAttribute}] body{font-family:Readex,`);
   });
 
-  it('switches to Readex from a script that waits for load and two frames, then for both files', () => {
+  it('switches to Readex from a script that waits for load, the first LCP entry and two frames, then for both files', () => {
     expect(arabicFontScript).toContain('addEventListener("load"');
+    expect(arabicFontScript).toContain('l="largest-contentful-paint"');
     expect(arabicFontScript).toContain('d.fonts.load("1em Readex","\u0627 0")');
     expect(arabicFontScript).toContain(`setAttribute("${webFontAttribute}","")`);
     // Valid JavaScript that only registers work (nothing runs before load).

@@ -132,17 +132,23 @@ export function fontFaceCss(subsets: Array<Subset & { url: string }>): string {
 }
 
 /**
- * The inline script (Arabic pages, in <head>) that switches to Readex after the largest paint. At
- * `load` the whole document is parsed, so the next frame paints whatever the first frames had not
- * (the largest element among it: on a loaded phone the hero heading can come a frame after the
- * navigation); the second animation frame after load comes after that paint. Only then are both
- * Readex files loaded (an Arabic letter and a digit select both faces by unicode-range), and only
- * once they are in is the attribute set, so text is never invisible and the swap is one re-render.
- * If the files fail to load, the attribute stays unset and the page keeps the matched fallback.
+ * The inline script (Arabic pages, in <head>) that switches to Readex after the largest paint. It
+ * waits for both
+ *  - `load`: the whole document is parsed, so no later frame adds text (on a loaded phone the hero
+ *    heading can be painted a frame after the navigation), and
+ *  - the first largest-contentful-paint entry: a frame has really been presented (animation frames
+ *    also run before the first paint, while the browser still holds it back), or, where that entry
+ *    type is unknown or never comes (a page opened in a background tab), 3 s;
+ * then lets two more frames go by, so the frame painting what `load` completed is on screen too.
+ * Only then are both Readex files loaded (an Arabic letter and a digit select both faces by
+ * unicode-range), and only once they are in is the attribute set: text is never invisible and the
+ * swap is one re-render. If the files fail to load, the page keeps the matched fallback.
  */
 export const arabicFontScript =
-  `(()=>{const d=document,r=requestAnimationFrame,w=()=>r(()=>r(()=>setTimeout(()=>d.fonts.load("1em Readex","\u0627 0").then(()=>d.documentElement.setAttribute("${webFontAttribute}",""),()=>{}))));` +
-  `d.readyState==="complete"?w():addEventListener("load",w,{once:!0})})()`;
+  `(()=>{const d=document,r=requestAnimationFrame,l="largest-contentful-paint";Promise.all([` +
+  `new Promise(s=>{setTimeout(s,3e3);PerformanceObserver.supportedEntryTypes?.includes(l)&&new PerformanceObserver((_,o)=>{o.disconnect();s()}).observe({type:l,buffered:!0})}),` +
+  `new Promise(s=>d.readyState==="complete"?s():addEventListener("load",s,{once:!0}))` +
+  `]).then(()=>r(()=>r(()=>setTimeout(()=>d.fonts.load("1em Readex","\u0627 0").then(()=>d.documentElement.setAttribute("${webFontAttribute}",""),()=>{})))))})()`;
 
 export function arabicFontPlugin(): Plugin {
   let serve = false;

@@ -87,7 +87,8 @@ const widths: Array<[string, BrowserContextOptions]> = [
 describe('Arabic pages paint before their web font (issue #18)', () => {
   for (const path of ['/ar/', '/ar/auth']) {
     for (const [label, options] of widths) {
-      it(`${path} at ${label}: largest paint in the matched fallback with the font held back, then a swap with CLS 0`, async () => {
+      const swap = label === '1280 px' ? 'CLS below 0.0005' : 'no layout shift';
+      it(`${path} at ${label}: largest paint in the matched fallback with the font held back, then a swap with ${swap}`, async () => {
         const context = await browser.newContext(options);
         const page = await context.newPage();
         await recordPaint(page);
@@ -169,4 +170,18 @@ describe('Arabic pages paint before their web font (issue #18)', () => {
       });
     }
   }
+});
+
+describe('home page HTML budget (frontend-performance reference: first 14 KB window)', () => {
+  it('keeps / and /ar/ within 14,336 B brotli, as served (the fallback faces and the switch script are inline)', async () => {
+    for (const path of ['/', '/ar/']) {
+      const response = await fetch(`${site.origin}${path}`, { headers: { 'Accept-Encoding': 'br' } });
+      expect(response.headers.get('content-encoding'), path).toBe('br');
+      await response.arrayBuffer();
+      // The compressed size on the wire (fetch hands back the decoded body), as bench/site-lighthouse.ts.
+      const bytes = Number(response.headers.get('content-length'));
+      expect(bytes, path).toBeGreaterThan(5_000);
+      expect(bytes, path).toBeLessThanOrEqual(14 * 1024);
+    }
+  });
 });

@@ -72,8 +72,10 @@ const fallbackSources = {
   },
 } as const;
 
+/** The weights the design uses, each with its fallback face. */
+const designWeights = [400, 500, 600, 700] as const;
 /** 800 (font-extrabold) is drawn at Readex's heaviest, 700, so the 700 face covers up to 900. */
-const fallbackWeights = { 400: '400', 500: '500', 600: '600', 700: '700 900' } as const;
+const fallbackWeightRange = { 400: '400', 500: '500', 600: '600', 700: '700 900' } as const;
 
 /** Set on <html> by arabicFontScript once Readex has loaded; the family rule below switches on it. */
 export const webFontAttribute = 'data-web-font';
@@ -114,10 +116,10 @@ export function buildSubsets(): Promise<Subset[]> {
 export function fontFaceCss(subsets: Array<Subset & { url: string }>): string {
   const faces = subsets.flatMap(({ part, range, url }) => [
     `@font-face{font-family:Readex;font-weight:400 700;font-display:swap;src:url(${url})format("woff2");unicode-range:${range}}`,
-    ...Object.entries(fallbackMetrics[part]).map(([weight, m]) => {
-      const source = fallbackSources[part][Number(weight) >= 600 ? 'bold' : 'regular'];
-      const weights = fallbackWeights[weight as unknown as keyof typeof fallbackWeights];
-      return `@font-face{font-family:ReadexFallback;font-weight:${weights};src:${source};size-adjust:${m.sizeAdjust};ascent-override:${m.ascent};descent-override:${m.descent};line-gap-override:0%;unicode-range:${range}}`;
+    ...designWeights.map((weight) => {
+      const m = fallbackMetrics[part][weight];
+      const source = fallbackSources[part][weight >= 600 ? 'bold' : 'regular'];
+      return `@font-face{font-family:ReadexFallback;font-weight:${fallbackWeightRange[weight]};src:${source};size-adjust:${m.sizeAdjust};ascent-override:${m.ascent};descent-override:${m.descent};line-gap-override:0%;unicode-range:${range}}`;
     }),
   ]);
   return [

@@ -1,9 +1,10 @@
-// Developer tool: measures the fallback-font metric overrides written in arabic-font.ts.
+// Developer tool: measures the fallback-font metric overrides written in arabic-font-plugin.ts.
 //   node scripts/font/measure-fallback.ts
-// Shapes the real Arabic page text with HarfBuzz in Readex Pro (the web font) and in the local
-// fallbacks (Noto Sans Arabic for Arabic, Liberation Sans = Arial metrics for Latin) and prints
-// size-adjust (ratio of advance widths, so lines wrap at the same place before and after the swap)
-// and the ascent/descent overrides (Readex Pro's vertical metrics divided by size-adjust).
+// Shapes the real Arabic page text with HarfBuzz in Readex Pro (the web font, at each design weight)
+// and in the local fallbacks (Noto Sans Arabic Regular/Bold for Arabic, Liberation Sans = Arial
+// metrics for Latin) and prints, per weight, size-adjust (ratio of advance widths, so lines wrap at
+// the same place before and after the swap) and the ascent/descent overrides (Readex Pro's vertical
+// metrics divided by size-adjust), in the shape of `fallbackMetrics`.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as hb from 'harfbuzzjs';

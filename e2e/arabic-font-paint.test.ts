@@ -114,7 +114,6 @@ describe('Arabic pages paint before their web font (issue #18)', () => {
             readexLoaded: document.fonts.check('700 48px Readex', 'نماء'),
             family: getComputedStyle(h1).fontFamily,
             h1Width: h1.getBoundingClientRect().width,
-            h1: h1.textContent,
           };
         });
         // The LCP entry exists while the font is still loading, and it is visible Arabic text.

@@ -492,6 +492,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     // A warning, not a refusal: the anon key is public by design (the site hands it to every
     // browser), so the development one opens nothing; a key of your own only tells projects apart.
+    // The default ./data lies inside the checkout, where `git clean -fdx` during an upgrade deletes it.
+    const dataDir = resolve(repoRoot, e.DATA_DIR);
+    if (!e.DATABASE_URL && !e.DATA_DIR.startsWith('memory://') && dataDir.startsWith(`${repoRoot}/`))
+      warnings.push(
+        `DATA_DIR=${dataDir} is inside the checkout, where \`git clean -fdx\` during an upgrade deletes the database: set DATA_DIR outside it (e.g. /var/lib/namaa)`,
+      );
     if (e.ANON_KEY === DEVELOPMENT_ANON_KEY)
       warnings.push(
         'ANON_KEY is the development key (public, the same in every checkout): set a key of your own',

@@ -68,7 +68,7 @@ async function productionStartLines(extra: Record<string, string>): Promise<Arra
     child.stdout.on('data', (chunk) => {
       out += chunk;
     });
-    await vi.waitFor(() => expect(out).toMatch(/"msg":"listening"/), { timeout: 50_000, interval: 50 });
+    await vi.waitFor(() => expect(out).toMatch(/"msg":"listening"/), { timeout: 90_000, interval: 50 });
     return out
       .split('\n')
       .filter((line) => line.startsWith('{'))
@@ -81,7 +81,7 @@ async function productionStartLines(extra: Record<string, string>): Promise<Arra
 }
 
 it('warns in production when the embedded database is told not to flush commits (PGLITE_FSYNC=false)', {
-  timeout: 120_000,
+  timeout: 200_000,
 }, async () => {
   const warnings = (lines: Array<Record<string, unknown>>) =>
     lines.filter((l) => l.level === 40 && l.msg === PGLITE_DURABILITY_WARNING);

@@ -4,7 +4,7 @@
 // cleanly while the service holds the data directory or when the target already has a database.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import {
   ANON_KEY,
   type EntryProcess,
@@ -22,6 +22,8 @@ const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+// Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
+vi.setConfig({ testTimeout: 120_000 });
 const [npm, npmArgs] = npmCommand();
 
 async function service(

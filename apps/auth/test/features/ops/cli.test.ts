@@ -3,13 +3,15 @@
 // directory held by another process answering one clear line instead of a stack.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { npmCommand, repoRoot, runEntry, serviceEnv, tempDir } from '../../support/entry-process.ts';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+// Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
+vi.setConfig({ testTimeout: 120_000 });
 
 const [npm, npmArgs] = npmCommand();
 
@@ -32,6 +34,7 @@ it('every command answers --help with its usage, exit 0, and opens no database',
     ],
     [npm, [...npmArgs, '-s', 'run', 'audit-log', '-w', 'apps/auth', '--', '-h'], /^Usage: npm run audit-log/],
     [npm, [...npmArgs, '-s', 'test', '--', '--help'], /^Usage: npm test/],
+    [npm, [...npmArgs, '-s', 'run', 'docs:settings', '--', '--help'], /^Usage: npm run docs:settings/],
     [npm, [...npmArgs, '-s', 'run', 'backup', '--', '--help'], /^Usage: npm run backup/],
     [npm, [...npmArgs, '-s', 'run', 'restore', '--', '--help'], /^Usage: npm run restore/],
     [process.execPath, ['scripts/screenshots.mjs', '--help'], /^Usage: node scripts\/screenshots.mjs/],

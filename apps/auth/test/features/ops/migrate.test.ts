@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { migrationsFolder } from '../../../src/db/migrate.ts';
 import {
   type EntryProcess,
@@ -27,6 +27,8 @@ const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+// Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
+vi.setConfig({ testTimeout: 120_000 });
 
 async function appliedMigrations(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });

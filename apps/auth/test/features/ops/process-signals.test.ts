@@ -2,7 +2,7 @@
 // the requests in flight and exit 0, leaving nothing behind that keeps the port. Both documented ways
 // to run the service are checked: `npm start` (npm → scripts/start.mjs, exec'd through npm's shell)
 // and the production entry point `node apps/auth/src/main.ts`.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ANON_KEY,
   type EntryProcess,
@@ -20,6 +20,8 @@ const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+// Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
+vi.setConfig({ testTimeout: 120_000 });
 
 async function drainsOnSigterm(start: (port: number, env: Record<string, string>) => EntryProcess) {
   const dir = tempDir();

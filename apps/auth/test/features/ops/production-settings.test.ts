@@ -1,6 +1,6 @@
 // Issue #25: production refusals and warnings (SITE_URL, MAIL_FROM, the development ANON_KEY),
 // TRUST_PROXY validated at start-up, and one warning when forwarded headers come from an untrusted peer.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig, trustProxyProblem } from '../../../src/config.ts';
 import {
   ANON_KEY,
@@ -17,9 +17,12 @@ const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+// Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
+vi.setConfig({ testTimeout: 120_000 });
 
-const production = {
+const production: Record<string, string | undefined> = {
   NODE_ENV: 'production',
+  DATA_DIR: '/var/lib/namaa',
   SMTP_URL: 'smtp://mail.namaa.example:587',
   SITE_URL: 'https://namaa.example',
   MAIL_FROM: 'Namaa <no-reply@namaa.example>',
@@ -61,6 +64,17 @@ describe('production refusals and warnings', () => {
     const c = loadConfig({ ...production, ANON_KEY: undefined });
     expect(c.warnings).toEqual([expect.stringMatching(/^ANON_KEY is the development key/)]);
     expect(loadConfig({}).warnings).toEqual([]);
+  });
+
+  it('warns when the embedded database lives inside the checkout (git clean -fdx deletes it)', () => {
+    // The default ./data is in the repository; production is the only place it is warned about.
+    expect(loadConfig({ ...production, DATA_DIR: undefined }).warnings).toEqual([
+      expect.stringMatching(/^DATA_DIR=.*\/data is inside the checkout, where `git clean -fdx`/),
+    ]);
+    expect(
+      loadConfig({ ...production, DATA_DIR: undefined, DATABASE_URL: 'postgres://x@db/x' }).warnings,
+    ).toEqual([]);
+    expect(loadConfig({ DATA_DIR: undefined }).warnings).toEqual([]);
   });
 
   it('lists several problems one per line', () => {

@@ -3,13 +3,15 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { freePort, MAIN, runEntry, serviceEnv, tempDir } from '../../support/entry-process.ts';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+// Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
+vi.setConfig({ testTimeout: 120_000 });
 
 async function start(env: Record<string, string>) {
   const r = await runEntry(process.execPath, [MAIN], serviceEnv(0, env), 45_000);

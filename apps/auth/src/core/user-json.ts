@@ -54,13 +54,18 @@ export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[]
   return out;
 }
 
-/** The anti-enumeration answer for a sign-up of an already confirmed email (confirmation on). */
+/**
+ * The anti-enumeration answer for a sign-up of an already confirmed email (confirmation on): the
+ * keys, types and values of a new pending user's answer (userJson of a fresh row), so nothing but
+ * `identities: []` tells the two apart; that one is GoTrue's, kept for compatibility (README).
+ * `aud` and `role` are what every new row gets (the column defaults), as GoTrue's fake keeps the role.
+ */
 export function fakeUserJson(id: string, email: string, data: Record<string, unknown>, now: Date): User {
   const t = now.toISOString();
   return {
     id,
     aud: 'authenticated',
-    role: '',
+    role: 'authenticated',
     email,
     phone: '',
     confirmation_sent_at: t,

@@ -40,9 +40,21 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** `application/json`, whatever its parameters (supabase-js sends `application/json;charset=UTF-8`). */
+function isJsonMediaType(header: string): boolean {
+  return header.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
 /**
  * Reads and parses JSON bodies up front so every route sees the same rules: over 1 MB → 413, bad
  * JSON → 400 bad_json, empty → {} (the client sends POST /logout with a JSON content type and no body).
+ *
+ * Only `application/json` is read as JSON. A body sent as `text/plain` (or form-encoded, or with no
+ * type) is what a cross-site page can send without a CORS preflight, so parsing it anyway would let
+ * any page drive the API from a visitor's browser once `apikey` is optional. GoTrue reads every body
+ * as JSON (form bodies included, which then fail to parse), so no client of ours sends anything else.
+ * A declared non-JSON type is refused even with an empty body; a bodiless request with no type
+ * (curl -X POST …/logout) is still fine.
  */
 export function jsonBody(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -50,6 +62,9 @@ export function jsonBody(): MiddlewareHandler<AppEnv> {
       c.set('body', {});
       return next();
     }
+    const contentType = c.req.header('content-type');
+    if (contentType !== undefined && !isJsonMediaType(contentType))
+      throw new AuthError('bad_json', 'Content-Type must be application/json');
     const declared = c.req.header('content-length');
     const length = Number(declared ?? '0');
     if (length > MAX_BODY_BYTES) throw new AuthError('request_entity_too_large');
@@ -85,6 +100,8 @@ export function jsonBody(): MiddlewareHandler<AppEnv> {
       }
     }
     if (text.trim() === '') c.set('body', {});
+    else if (contentType === undefined)
+      throw new AuthError('bad_json', 'Content-Type must be application/json');
     else {
       // Refused like invalid UTF-8: text that cannot be parsed safely or stored (see json-depth.ts).
       const problem = jsonTextProblem(text, MAX_JSON_DEPTH);

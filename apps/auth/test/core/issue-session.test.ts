@@ -15,11 +15,13 @@ import { startTestServer, type TestServer, uniqueEmail } from '../support/test-s
 const PASSWORD = 'Issue-Session-Pass-7731';
 
 let t: TestServer;
+/** Sign-up answers a session only with MAILER_AUTOCONFIRM. */
+let auto: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  [t, auto] = await Promise.all([startTestServer(), startTestServer({ MAILER_AUTOCONFIRM: 'true' })]);
 });
 afterAll(async () => {
-  await t?.close();
+  await Promise.all([t?.close(), auto?.close()]);
 });
 
 async function post(path: string, body: unknown, accessToken?: string): Promise<Response> {
@@ -99,18 +101,13 @@ describe('issueSession: one answer for every grant and verification', () => {
   });
 
   it('a sign-up with MAILER_AUTOCONFIRM answers the documented Session', async () => {
-    const auto = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
-    try {
-      const email = uniqueEmail('issue-auto');
-      const res = await auto.api('/signup', {
-        method: 'POST',
-        body: JSON.stringify({ email, password: PASSWORD }),
-      });
-      const session = await asSession(res);
-      expect(session.user.identities).toHaveLength(1);
-      expect(session.user.factors).toBeUndefined();
-    } finally {
-      await auto.close();
-    }
+    const email = uniqueEmail('issue-auto');
+    const res = await auto.api('/signup', {
+      method: 'POST',
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    const session = await asSession(res);
+    expect(session.user.identities).toHaveLength(1);
+    expect(session.user.factors).toBeUndefined();
   });
 });

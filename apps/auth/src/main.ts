@@ -225,8 +225,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   if (config.production && !config.DATABASE_URL && !config.PGLITE_FSYNC)
     logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
   // The banner is one JSON log line like every other, carrying the public URL (what users reach)
-  // apart from the bind address. The friendly text banner is for a person at a terminal only: under
-  // a supervisor (systemd, docker) stdout is not a TTY and holds nothing but JSON.
+  // apart from the bind address. The friendly text banner is for a developer only: in production
+  // stdout holds nothing but JSON lines (what log shippers under systemd or docker expect).
   logger.info(
     {
       url: base,
@@ -238,7 +238,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     },
     'listening',
   );
-  if (process.stdout.isTTY) {
+  if (!config.production) {
     console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
     if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
   }

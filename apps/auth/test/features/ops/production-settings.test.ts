@@ -165,7 +165,7 @@ it('in production: one warning for X-Forwarded-For from a peer not in TRUST_PROX
     .filter((l) => l.includes('X-Forwarded-For arrived from a peer TRUST_PROXY does not list'));
   expect(warnings).toHaveLength(1);
   expect(JSON.parse(warnings[0] as string)).toMatchObject({ level: 40, peer: '127.0.0.1' });
-  // stdout is JSON lines only (no plain-text banner when it is not a terminal), and the banner line
+  // stdout is JSON lines only (no plain-text banner in production), and the banner line
   // names the public URL apart from the bind address.
   const lines = proc.stdout().trim().split('\n');
   for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();

@@ -26,6 +26,17 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/** GoTrue's mail kinds, as in its MAILER_TEMPLATES_<NAME> and MAILER_SUBJECTS_<NAME> settings. */
+export const MAIL_TEMPLATE_NAMES = [
+  'CONFIRMATION',
+  'RECOVERY',
+  'EMAIL_CHANGE',
+  'MAGIC_LINK',
+  'INVITE',
+  'REAUTHENTICATION',
+] as const;
+export type MailTemplateName = (typeof MAIL_TEMPLATE_NAMES)[number];
+
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: int(0, 65535).default(3000),
@@ -106,6 +117,20 @@ const envSchema = z.object({
   // 400 session_expired and supabase-js signs the user out.
   SESSIONS_TIMEBOX: int(0, 10 * 365 * 86400).default(0),
   SESSIONS_INACTIVITY_TIMEOUT: int(0, 10 * 365 * 86400).default(0),
+  // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
+  // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts).
+  MAILER_TEMPLATES_CONFIRMATION: optionalString,
+  MAILER_TEMPLATES_RECOVERY: optionalString,
+  MAILER_TEMPLATES_EMAIL_CHANGE: optionalString,
+  MAILER_TEMPLATES_MAGIC_LINK: optionalString,
+  MAILER_TEMPLATES_INVITE: optionalString,
+  MAILER_TEMPLATES_REAUTHENTICATION: optionalString,
+  MAILER_SUBJECTS_CONFIRMATION: optionalString,
+  MAILER_SUBJECTS_RECOVERY: optionalString,
+  MAILER_SUBJECTS_EMAIL_CHANGE: optionalString,
+  MAILER_SUBJECTS_MAGIC_LINK: optionalString,
+  MAILER_SUBJECTS_INVITE: optionalString,
+  MAILER_SUBJECTS_REAUTHENTICATION: optionalString,
 });
 
 export type Config = {
@@ -155,6 +180,11 @@ export type Config = {
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
+  /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
+  mailer: {
+    templates: Partial<Record<MailTemplateName, string>>;
+    subjects: Partial<Record<MailTemplateName, string>>;
+  };
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -172,6 +202,18 @@ export type Config = {
     smsSentPerHour: number;
   };
 };
+
+function pickMailSettings(
+  e: Record<string, unknown>,
+  prefix: string,
+): Partial<Record<MailTemplateName, string>> {
+  const out: Partial<Record<MailTemplateName, string>> = {};
+  for (const n of MAIL_TEMPLATE_NAMES) {
+    const v = e[`${prefix}${n}`];
+    if (typeof v === 'string') out[n] = v;
+  }
+  return out;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -287,6 +329,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
     SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
+    mailer: {
+      templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
+      subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
+    },
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

@@ -4,6 +4,7 @@ import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
+import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
 import { KeyStore } from './crypto/jwt.ts';
@@ -46,6 +47,8 @@ export const PGLITE_DURABILITY_WARNING =
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
+  // First: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
+  const mailTemplates = await createMailTemplates(config);
   const database = await openDatabase(databaseOptions(config));
   try {
     await migrate(database);
@@ -78,7 +81,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : m.smsProvider === 'dev'
         ? devMailboxSms(database.db)
         : noSms);
-  const deps: Deps = { config, database, db: database.db, keys, secrets, logger, clock, mail, sms };
+  const deps: Deps = {
+    config,
+    database,
+    db: database.db,
+    keys,
+    secrets,
+    logger,
+    clock,
+    mail,
+    mailTemplates,
+    sms,
+  };
   mail.kick(); // anything left from a previous run
 
   const { existsSync } = await import('node:fs');

@@ -69,8 +69,9 @@ function position(src: string, at: number): string {
 }
 
 /** Splits the source into text and action tokens, applying the `{{-` / `-}}` trim markers. */
-function lex(src: string): ({ kind: 'text'; text: string } | { kind: 'action'; body: string; at: number })[] {
-  const out: ({ kind: 'text'; text: string } | { kind: 'action'; body: string; at: number })[] = [];
+type Lexed = { kind: 'text'; text: string } | { kind: 'action'; body: string; at: number; bodyAt: number };
+function lex(src: string): Lexed[] {
+  const out: Lexed[] = [];
   let i = 0;
   let trimNextText = false;
   while (i <= src.length) {
@@ -104,7 +105,7 @@ function lex(src: string): ({ kind: 'text'; text: string } | { kind: 'action'; b
       trimNextText = true;
     }
     const body = src.slice(bodyStart, bodyEnd);
-    if (!isComment) out.push({ kind: 'action', body, at: open });
+    if (!isComment) out.push({ kind: 'action', body, at: open, bodyAt: bodyStart });
     i = close + 2;
   }
   return out;
@@ -215,7 +216,7 @@ export function compileTemplate(
       body.push({ kind: 'text', text: tok.text });
       continue;
     }
-    const ws = words(tok.body, tok.at, src);
+    const ws = words(tok.body, tok.bodyAt, src);
     const [first, ...rest] = ws;
     const keyword = first?.text;
     if (keyword === 'if') {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, escapeHtmlLikeGo } from '../src/core/mail/go-template.ts';
 
 const fields = ['Email', 'Token', 'Data'];
-const run = (src: string, values: Record<string, unknown>, escape = escapeHtmlLikeGo) =>
-  compileTemplate(src, { fields, mapFields: ['Data'] }).execute(values, escape);
+const run = (src: string, values: Record<string, unknown>, escapeValue = escapeHtmlLikeGo) =>
+  compileTemplate(src, { fields, mapFields: ['Data'] }).execute(values, escapeValue);
 
 describe('Go template subset', () => {
   it('prints fields and map keys, escaped as html/template does', () => {

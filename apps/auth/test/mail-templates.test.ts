@@ -304,7 +304,7 @@ describe("operators' GoTrue templates", () => {
       await custom.client().auth.resetPasswordForEmail(email);
       const reset = await custom.inbox.waitFor(email);
       expect(reset.subject).toBe(en.recovery.subject); // no MAILER_SUBJECTS_RECOVERY: the default subject
-      const href = new URL((reset.html.match(/href="([^"]+)"/)?.[1] as string).replaceAll('&amp;', '&'));
+      const href = new URL((reset.html.match(/href="([^"]+)"/)?.[1] ?? '').replaceAll('&amp;', '&'));
       expect(href.origin + href.pathname).toBe(`${custom.url}/auth/confirm`);
       const tokenHash = href.searchParams.get('token_hash') as string;
       const verified = await custom.client().auth.verifyOtp({ token_hash: tokenHash, type: 'recovery' });

@@ -47,7 +47,8 @@ const fontStack =
 const darkCss = `
 :root { color-scheme: light dark; supported-color-schemes: light dark; }
 @media (prefers-color-scheme: dark) {
-  .nm-body { background-color: ${c.oasis950} !important; }
+  /* react-email's Body paints its inner cell, so the cell is darkened too (not the card's cells). */
+  .nm-body, .nm-body > table > tbody > tr > td { background-color: ${c.oasis950} !important; }
   .nm-card { background-color: ${c.oasis900} !important; border-color: ${c.oasis800} !important; }
   .nm-text { color: ${c.oasis50} !important; }
   .nm-muted { color: #b5cbc2 !important; }
@@ -105,7 +106,7 @@ export function emailElement(opts: {
       Body,
       {
         className: 'nm-body',
-        style: { backgroundColor: c.sand50, fontFamily: fontStack, margin: 0, padding: '24px 0' },
+        style: { backgroundColor: c.sand50, fontFamily: fontStack, margin: 0, padding: '24px 12px' },
       },
       h(
         Container,

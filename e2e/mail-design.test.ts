@@ -91,6 +91,9 @@ describe('each email in Chromium', () => {
           } else expect(await page.locator('a').count()).toBe(0);
           if (copy.code) expect(await page.locator('.nm-code').textContent()).toBe('482913');
           await page.screenshot({ path: join(outDir, `${kind}-${locale}-${scheme}.png`), fullPage: true });
+          // The card alone (README's pictures are docs/mail-confirmation-en.png and -ar.png, copied from these).
+          if (scheme === 'light')
+            await page.locator('.nm-card').screenshot({ path: join(outDir, `${kind}-${locale}-card.png`) });
 
           // A phone: nothing wider than the screen (the long link wraps).
           await page.setViewportSize({ width: 360, height: 800 });

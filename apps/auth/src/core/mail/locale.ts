@@ -62,7 +62,8 @@ export function signupLocale(
   if (given) return { locale: given, metadata: data };
   // Only a language other than the default is written: English sign-ups keep exactly the metadata
   // the client sent (as GoTrue would), and mail without a signal is English anyway.
+  // A locale the client did send (one we have no mail in, e.g. 'fr') is never overwritten.
   if (localeFromRedirect(redirectTo, siteUrl) === 'ar')
-    return { locale: 'ar', metadata: { ...data, locale: 'ar' } };
+    return { locale: 'ar', metadata: 'locale' in data ? data : { ...data, locale: 'ar' } };
   return { locale: 'en', metadata: data };
 }

@@ -2,6 +2,7 @@
 // Go runs it, and what does not is refused when parsed (at start-up), never at send time.
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, escapeHtmlLikeGo } from '../src/core/mail/go-template.ts';
+import { localeFromRedirect, mailLocaleFor, parseLocale, signupLocale } from '../src/core/mail/locale.ts';
 
 const fields = ['Email', 'Token', 'Data'];
 const run = (src: string, values: Record<string, unknown>, escapeValue = escapeHtmlLikeGo) =>
@@ -67,5 +68,44 @@ describe('Go template subset', () => {
     ];
     for (const [src, message] of bad)
       expect(() => compileTemplate(src, { fields, mapFields: ['Data'] }), src).toThrow(message);
+  });
+});
+
+describe('the language rule (core/mail/locale.ts)', () => {
+  const site = 'https://namaa.example';
+  it('reads the page of redirect_to, and nothing from the bare default or another app', () => {
+    expect(localeFromRedirect(`${site}/ar/`, site)).toBe('ar');
+    expect(localeFromRedirect(`${site}/ar`, site)).toBe('ar');
+    expect(localeFromRedirect('http://localhost:5173/ar/auth?x=1', site)).toBe('ar');
+    expect(localeFromRedirect(`${site}/arabic`, site)).toBe('en');
+    expect(localeFromRedirect(`${site}/`, site)).toBe('en');
+    expect(localeFromRedirect(site, site)).toBeUndefined(); // no redirect_to: the route passed SITE_URL
+    expect(localeFromRedirect('myapp://callback', site)).toBeUndefined();
+    expect(localeFromRedirect(undefined, site)).toBeUndefined();
+  });
+
+  it('prefers the request, then user_metadata.locale, then English', () => {
+    expect(mailLocaleFor(`${site}/`, site, { locale: 'ar' })).toBe('en');
+    expect(mailLocaleFor(site, site, { locale: 'ar-SA' })).toBe('ar');
+    expect(mailLocaleFor(undefined, site, { locale: 'fr' })).toBe('en');
+    expect(mailLocaleFor(undefined, site, null)).toBe('en');
+    expect(parseLocale('AR_sa')).toBe('ar');
+    expect(parseLocale(7)).toBeUndefined();
+  });
+
+  it('remembers Arabic at sign-up, and never overwrites a locale the client sent', () => {
+    expect(signupLocale({ name: 'x' }, `${site}/ar/`, site)).toEqual({
+      locale: 'ar',
+      metadata: { name: 'x', locale: 'ar' },
+    });
+    expect(signupLocale({ name: 'x' }, `${site}/`, site)).toEqual({ locale: 'en', metadata: { name: 'x' } });
+    expect(signupLocale({ locale: 'en' }, `${site}/ar/`, site)).toEqual({
+      locale: 'en',
+      metadata: { locale: 'en' },
+    });
+    expect(signupLocale({ locale: 'fr' }, `${site}/ar/`, site)).toEqual({
+      locale: 'ar',
+      metadata: { locale: 'fr' },
+    });
   });
 });

@@ -49,6 +49,7 @@ describe('each email in Chromium', () => {
           Email: 'sara@example.com',
           NewEmail: 'sara.new@example.com',
           Data: { locale },
+          Failures: 3,
         });
         for (const scheme of ['light', 'dark'] as const) {
           const context = await browser.newContext({

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { mailCopy } from '../src/core/mail/copy.ts';
@@ -170,6 +171,63 @@ describe('the language of each email', () => {
   });
 });
 
+describe('security notices', () => {
+  it('the wrong-two-factor-codes notice comes in the remembered language', async () => {
+    const mfa = await startTestServer({ MAILER_AUTOCONFIRM: 'true', RATE_LIMIT_MFA_BACKOFF_AFTER: '2' });
+    try {
+      const call = async (token: string, path: string, body: unknown) => {
+        const res = await mfa.api(path, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
+        return (await res.json()) as Record<string, unknown> & { id: string; totp: { secret: string } };
+      };
+      for (const [page, locale] of [
+        ['/ar/', 'ar'],
+        ['/', 'en'],
+      ] as const) {
+        const email = uniqueEmail(`notice-${locale}`);
+        const { data } = await mfa.client().auth.signUp({
+          email,
+          password: 'correct horse',
+          options: { emailRedirectTo: `${mfa.url}${page}` },
+        });
+        const token = data.session?.access_token as string;
+        const factor = await call(token, '/factors', { factor_type: 'totp', friendly_name: 'app' });
+        const now = Math.floor(Date.now() / 1000);
+        const challenge = await call(token, `/factors/${factor.id}/challenge`, {});
+        await call(token, `/factors/${factor.id}/verify`, {
+          challenge_id: challenge.id,
+          code: await generate({ secret: factor.totp.secret, epoch: now }),
+        });
+        const signIn = await mfa.client().auth.signInWithPassword({ email, password: 'correct horse' });
+        const aal1 = signIn.data.session?.access_token as string;
+        const ch = await call(aal1, `/factors/${factor.id}/challenge`, {});
+        for (let i = 0; i < 2; i++)
+          await call(aal1, `/factors/${factor.id}/verify`, {
+            challenge_id: ch.id,
+            code: await generate({ secret: factor.totp.secret, epoch: now + 120 }),
+          });
+        const notice = await mfa.inbox.waitFor(email);
+        const copy = mailCopy[locale].kinds.mfa_verification_failures;
+        if (locale === 'ar') {
+          expect(notice.subject).toBe(copy.subject);
+          expect(notice.html).toMatch(/<html[^>]* dir="rtl"/);
+          expect(notice.text).toContain('عدد المحاولات المتتالية: 2.');
+        } else {
+          expectEnglish(notice, copy.subject);
+          expect(notice.text).toContain('2 times in a row');
+        }
+        expect(notice.links).toEqual([]);
+        expect(notice.text).not.toMatch(/\b\d{6}\b/);
+      }
+    } finally {
+      await mfa.close();
+    }
+  });
+});
+
 describe('the templates themselves (every kind, including those no route sends yet)', () => {
   const values = (over: Partial<MailValues> = {}): MailValues => ({
     ConfirmationURL:
@@ -190,7 +248,7 @@ describe('the templates themselves (every kind, including those no route sends y
       for (const locale of ['en', 'ar'] as const) {
         const copy = mailCopy[locale].kinds[kind];
         const link = kind === 'reauthentication' ? '' : values().ConfirmationURL;
-        const mail = templates.render(kind, locale, values({ ConfirmationURL: link }));
+        const mail = templates.render(kind, locale, { ...values({ ConfirmationURL: link }), Failures: 4 });
         expect(mail.subject).toBe(copy.subject);
         expect(mail.html).toContain(`dir="${locale === 'ar' ? 'rtl' : 'ltr'}"`);
         expect(mail.html).toContain(copy.heading);
@@ -205,6 +263,7 @@ describe('the templates themselves (every kind, including those no route sends y
         } else expect(mail.html).not.toContain('href=');
         expect(mail.html).not.toContain('{{');
         expect(mail.text).not.toContain('{{');
+        if (copy.notice) expect(mail.text).toMatch(/\b4\b/);
       }
     }
   });

@@ -11,7 +11,9 @@ export type MailKind =
   | 'email_change_current'
   | 'reauthentication'
   | 'magic_link'
-  | 'invite';
+  | 'invite'
+  // Security notices: they tell the owner something happened, with no link or code in them.
+  | 'mfa_verification_failures';
 
 export const MAIL_KINDS: readonly MailKind[] = [
   'confirmation',
@@ -21,10 +23,11 @@ export const MAIL_KINDS: readonly MailKind[] = [
   'reauthentication',
   'magic_link',
   'invite',
+  'mfa_verification_failures',
 ];
 
 /** A piece of a sentence: words, or a GoTrue template variable shown left to right (an address). */
-export type Inline = string | { variable: 'Email' | 'NewEmail' };
+export type Inline = string | { variable: 'Email' | 'NewEmail' | 'Failures' };
 
 export type KindCopy = {
   subject: string;
@@ -34,6 +37,10 @@ export type KindCopy = {
   action?: string;
   /** Whether the message carries the 6-digit code. */
   code: boolean;
+  /** Further paragraphs after the intro. */
+  details?: Inline[][];
+  /** A security notice: nothing expires and nothing is to be ignored, so those lines are left out. */
+  notice?: true;
 };
 
 export type LocaleCopy = {
@@ -132,6 +139,23 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
         action: 'Accept the invitation',
         code: false,
       },
+      mfa_verification_failures: {
+        subject: 'Failed sign-in attempts on your Namaa account',
+        heading: 'Wrong two-factor codes were entered',
+        intro: [
+          'Someone entered a wrong two-factor code for your Namaa account ',
+          { variable: 'Failures' },
+          ' times in a row.',
+        ],
+        details: [
+          ['Your second factor stopped them, and further attempts are now slowed down.'],
+          [
+            'A two-factor code is asked for only after the right password: if this was not you, change your password now.',
+          ],
+        ],
+        code: false,
+        notice: true,
+      },
     },
   },
   ar: {
@@ -202,6 +226,24 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
         intro: ['تلقّيت دعوة لإنشاء حساب في نماء. اقبل الدعوة لإعداده.'],
         action: 'قبول الدعوة',
         code: false,
+      },
+      mfa_verification_failures: {
+        subject: 'محاولات دخول فاشلة إلى حسابك في نماء',
+        heading: 'أُدخلت رموز تحقق ثنائي خاطئة',
+        // Worded around the count, so it reads right for any number (Arabic plurals change with it).
+        intro: [
+          'أدخل أحدهم رموز تحقق ثنائي خاطئة لحسابك في نماء. عدد المحاولات المتتالية: ',
+          { variable: 'Failures' },
+          '.',
+        ],
+        details: [
+          ['أوقفه العامل الثاني، وأصبحت المحاولات التالية أبطأ.'],
+          [
+            'لا يُطلب رمز التحقق الثنائي إلا بعد إدخال كلمة المرور الصحيحة: إن لم تكن أنت، فغيّر كلمة المرور الآن.',
+          ],
+        ],
+        code: false,
+        notice: true,
       },
     },
   },

@@ -159,6 +159,9 @@ export function emailElement(opts: {
           kind.heading,
         ),
         h(Text, { className: 'nm-text', style: text }, ...intro),
+        ...(kind.details ?? []).map((parts, i) =>
+          h(Text, { key: `d${i}`, className: 'nm-text', style: text }, ...inline(parts)),
+        ),
         hasLink
           ? h(
               Section,
@@ -234,12 +237,15 @@ export function emailElement(opts: {
               '{{ .Token }}',
             )
           : null,
-        h(
-          Text,
-          { className: 'nm-muted', style: muted },
-          copy.expiry(opts.minutes, { link: hasLink, code: kind.code }),
-        ),
-        h(Text, { className: 'nm-muted', style: muted }, copy.ignore),
+        // A notice has nothing that expires and is not to be ignored.
+        kind.notice
+          ? null
+          : h(
+              Text,
+              { className: 'nm-muted', style: muted },
+              copy.expiry(opts.minutes, { link: hasLink, code: kind.code }),
+            ),
+        kind.notice ? null : h(Text, { className: 'nm-muted', style: muted }, copy.ignore),
         h(Hr, { className: 'nm-hr', style: { borderColor: c.sand200, margin: '24px 0 16px' } }),
         h(
           Text,

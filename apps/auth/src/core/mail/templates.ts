@@ -40,6 +40,8 @@ export type MailValues = {
   NewEmail: string;
   /** The user's user_metadata, with `locale` set to this message's language. */
   Data: Record<string, unknown>;
+  /** A security notice's count (mfa_verification_failures); not a GoTrue variable. */
+  Failures?: number;
 };
 const FIELDS = [
   'ConfirmationURL',
@@ -52,9 +54,15 @@ const FIELDS = [
   'Data',
 ];
 const compile = (src: string) => compileTemplate(src, { fields: FIELDS, mapFields: ['Data'] });
+/** The built-in designs may also use the notices' own values. */
+const compileDefault = (src: string) =>
+  compileTemplate(src, { fields: [...FIELDS, 'Failures'], mapFields: ['Data'] });
 
-/** GoTrue's setting suffix for each kind; both halves of an email change use EMAIL_CHANGE, as in GoTrue. */
-export const TEMPLATE_SETTING: Record<MailKind, MailTemplateName> = {
+/**
+ * GoTrue's setting suffix for each kind; both halves of an email change use EMAIL_CHANGE, as in
+ * GoTrue. Security notices have none (GoTrue has no such notice): they keep the design.
+ */
+export const TEMPLATE_SETTING: Record<MailKind, MailTemplateName | undefined> = {
   confirmation: 'CONFIRMATION',
   recovery: 'RECOVERY',
   email_change: 'EMAIL_CHANGE',
@@ -62,6 +70,7 @@ export const TEMPLATE_SETTING: Record<MailKind, MailTemplateName> = {
   reauthentication: 'REAUTHENTICATION',
   magic_link: 'MAGIC_LINK',
   invite: 'INVITE',
+  mfa_verification_failures: undefined,
 };
 
 type Prepared = { subject: CompiledTemplate; html: CompiledTemplate; text: CompiledTemplate | 'from-html' };
@@ -184,11 +193,11 @@ export async function createMailTemplates(config: Config): Promise<MailTemplates
       (Object.keys(TEMPLATE_SETTING) as MailKind[]).map(async (kind) => {
         const name = TEMPLATE_SETTING[kind];
         const defaults = await defaultTemplateSources(kind, locale, minutes);
-        const override = overrides.get(name);
+        const override = name ? overrides.get(name) : undefined;
         prepared.set(`${kind}:${locale}`, {
-          subject: subjects.get(name) ?? compile(defaults.subject),
-          html: override?.html ?? compile(defaults.html),
-          text: override?.text ?? compile(defaults.text),
+          subject: (name ? subjects.get(name) : undefined) ?? compileDefault(defaults.subject),
+          html: override?.html ?? compileDefault(defaults.html),
+          text: override?.text ?? compileDefault(defaults.text),
         });
       }),
     ),
@@ -209,29 +218,5 @@ export async function createMailTemplates(config: Config): Promise<MailTemplates
         .trim();
       return { subject, text, html };
     },
-  };
-}
-
-/** Security notices: mail that tells the owner something happened, with no link or code in it. */
-export type NoticeKind = 'mfa_verification_failures';
-
-export function renderNotice(kind: NoticeKind, ctx: { failures: number }): RenderedMail {
-  const notices: Record<NoticeKind, { subject: string; lines: string[] }> = {
-    mfa_verification_failures: {
-      subject: 'Failed sign-in attempts on your Namaa account',
-      lines: [
-        `Someone entered a wrong two-factor code for your Namaa account ${ctx.failures} times in a row.`,
-        'Your second factor stopped them, and further attempts are now slowed down.',
-        'A two-factor code is asked for only after the right password: if this was not you, change your password now.',
-      ],
-    },
-  };
-  const n = notices[kind];
-  return {
-    subject: n.subject,
-    text: n.lines.join('\n\n'),
-    html: `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
-${n.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-</body></html>`,
   };
 }

@@ -203,7 +203,8 @@ export async function main(): Promise<void> {
     server = await startServer(config, { logger });
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (err instanceof DataDirLockedError) {
+    // A broken operator mail template (MAILER_TEMPLATES_*, MAILER_SUBJECTS_*): its message names the setting.
+    if (err instanceof DataDirLockedError || err instanceof ConfigError) {
       console.error(err.message);
       process.exit(1);
     }

@@ -107,5 +107,11 @@ describe('the language rule (core/mail/locale.ts)', () => {
       locale: 'ar',
       metadata: { locale: 'fr' },
     });
+    // Metadata already at the size limit stays as sent (the mail is still Arabic).
+    const full = { note: 'x'.repeat(20) };
+    expect(signupLocale(full, `${site}/ar/`, site, JSON.stringify(full).length + 5)).toEqual({
+      locale: 'ar',
+      metadata: full,
+    });
   });
 });

@@ -1,6 +1,7 @@
 // Issue 24: every email in the visitor's language (Arabic, right to left, for the Arabic edition),
 // the designed HTML with a text part, and operators' GoTrue templates, all through the real service,
 // supabase-js and a real SMTP inbox.
+import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig, repoRoot } from '../src/config.ts';
 import { mailCopy } from '../src/core/mail/copy.ts';
 import { createMailTemplates, MAIL_KINDS, type MailValues } from '../src/core/mail/templates.ts';
 import { type ParsedMail, startTestServer, type TestServer, uniqueEmail } from './support/test-server.ts';
@@ -410,5 +411,27 @@ describe("operators' GoTrue templates", () => {
       ],
     ];
     for (const [env, message] of cases) await expect(startTestServer(env)).rejects.toThrow(message);
+  });
+
+  it('the process entry prints the setting and exits 1, with no stack trace', async () => {
+    const child = spawn(process.execPath, [join(repoRoot, 'apps/auth/src/main.ts')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'test',
+        PORT: '0',
+        DATA_DIR: 'memory://',
+        LOG_LEVEL: 'silent',
+        MAILER_TEMPLATES_RECOVERY: join(dir, 'missing.html'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(exitCode).toBe(1);
+    expect(stderr).toMatch(/MAILER_TEMPLATES_RECOVERY: cannot read .*missing\.html/);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -57,13 +57,18 @@ export function signupLocale(
   data: Record<string, unknown>,
   redirectTo: string,
   siteUrl: string,
+  /** The metadata size limit: remembering the language never takes the metadata past it. */
+  maxMetadataBytes = Number.POSITIVE_INFINITY,
 ): { locale: MailLocale; metadata: Record<string, unknown> } {
   const given = parseLocale(data.locale);
   if (given) return { locale: given, metadata: data };
   // Only a language other than the default is written: English sign-ups keep exactly the metadata
   // the client sent (as GoTrue would), and mail without a signal is English anyway.
   // A locale the client did send (one we have no mail in, e.g. 'fr') is never overwritten.
-  if (localeFromRedirect(redirectTo, siteUrl) === 'ar')
-    return { locale: 'ar', metadata: 'locale' in data ? data : { ...data, locale: 'ar' } };
+  if (localeFromRedirect(redirectTo, siteUrl) === 'ar') {
+    const remembered = { ...data, locale: 'ar' };
+    const fits = JSON.stringify(remembered).length <= maxMetadataBytes;
+    return { locale: 'ar', metadata: 'locale' in data || !fits ? data : remembered };
+  }
   return { locale: 'en', metadata: data };
 }

@@ -13,6 +13,7 @@ import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
 import { findUserByEmail, insertEmailUser, loadUserRelations, updateUser } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
+import { MAX_METADATA_BYTES } from '../user/user-update.ts';
 
 export type SignupInput = {
   email?: string | undefined;
@@ -45,7 +46,12 @@ export async function signUp(
   assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, { email: input.email });
   const email = parseEmail(input.email);
   // The language of the confirmation mail, remembered in user_metadata.locale for later mail.
-  const { locale, metadata: data } = signupLocale(input.data ?? {}, redirectTo, deps.config.SITE_URL);
+  const { locale, metadata: data } = signupLocale(
+    input.data ?? {},
+    redirectTo,
+    deps.config.SITE_URL,
+    MAX_METADATA_BYTES,
+  );
 
   await enforceOtpIpLimit(deps, meta.ip);
   const autoconfirm = deps.config.MAILER_AUTOCONFIRM;

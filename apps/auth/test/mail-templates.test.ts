@@ -382,6 +382,35 @@ describe("operators' GoTrue templates", () => {
     }
   });
 
+  it("takes the text part from the message's HTML when the template's own text does not parse", async () => {
+    // An `if` opened inside an attribute and closed outside it: the template's text alone has a
+    // stray {{ end }}, so each message's text comes from its rendered HTML instead.
+    const path = join(dir, 'attr-if.html');
+    await writeFile(
+      path,
+      '<p class="{{ if .Token }}with-code">Code {{ .Token }}{{ end }}</p><a href="{{ .ConfirmationURL }}">Sign in</a>',
+    );
+    const templates = await createMailTemplates(
+      loadConfig({ NODE_ENV: 'test', MAILER_TEMPLATES_MAGIC_LINK: path }),
+    );
+    const mail = templates.render('magic_link', 'en', {
+      ConfirmationURL: 'https://namaa.example/auth/v1/verify?token=t&type=magiclink',
+      Token: '654321',
+      TokenHash: 't',
+      SiteURL: 'https://namaa.example',
+      RedirectTo: 'https://namaa.example/',
+      Email: 'a@example.com',
+      NewEmail: '',
+      Data: {},
+    });
+    expect(mail.html).toBe(
+      '<p class="with-code">Code 654321</p><a href="https://namaa.example/auth/v1/verify?token=t&amp;type=magiclink">Sign in</a>',
+    );
+    expect(mail.text).toContain('Code 654321');
+    expect(mail.text).toContain('https://namaa.example/auth/v1/verify?token=t&type=magiclink');
+    expect(mail.subject).toBe(en.magic_link.subject);
+  });
+
   it('a broken template stops start-up with a message naming the setting', async () => {
     const unclosed = join(dir, 'unclosed.html');
     await writeFile(unclosed, '<p>{{ if .Token }}Code: {{ .Token }}</p>');

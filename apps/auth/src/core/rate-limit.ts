@@ -9,6 +9,7 @@ import {
 import type { UserRow } from '../db/users.repo.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
 import type { Deps } from './deps.ts';
+import { type PerIpLimitName, perIpLimits } from './http/rate-limits.ts';
 
 export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
 
@@ -67,16 +68,23 @@ export async function enforceRateLimits(deps: Deps, limits: Limit[], windowSec: 
   }
 }
 
+/** The caller's per-IP limit of one row of the table (core/http/rate-limits.ts). */
+export function perIpLimit(deps: Deps, name: PerIpLimitName, ip: string): Limit {
+  const spec: { key: string; setting: keyof Deps['config']['rateLimits']; windowSec?: number } =
+    perIpLimits[name];
+  return {
+    key: `${spec.key}:${ipBucket(ip)}`,
+    limit: deps.config.rateLimits[spec.setting],
+    ...(spec.windowSec ? { windowSec: spec.windowSec } : {}),
+  };
+}
+
 /**
  * The per-IP budget (RATE_LIMIT_OTP_PER_IP) of requests that send mail or change credentials:
  * sign-up, recover, resend, PUT /user and GET /reauthenticate.
  */
 export function enforceOtpIpLimit(deps: Deps, ip: string): Promise<void> {
-  return enforceRateLimits(
-    deps,
-    [{ key: `otp:ip:${ipBucket(ip)}`, limit: deps.config.rateLimits.otpPerIp }],
-    deps.config.rateLimits.window,
-  );
+  return enforceRateLimits(deps, [perIpLimit(deps, 'otp', ip)], deps.config.rateLimits.window);
 }
 
 /**
@@ -161,7 +169,8 @@ export async function enforceSigninLimits(
 ): Promise<{ backoffKey: string | undefined; knownKey: string | undefined; user: UserRow | undefined }> {
   const rl = deps.config.rateLimits;
   const now = deps.clock();
-  const ipKey = rl.signinPerIp > 0 ? `signin:ip:${ipBucket(ip)}` : null;
+  const ipLimit = perIpLimit(deps, 'signin', ip);
+  const ipKey = ipLimit.limit > 0 ? ipLimit.key : null;
   const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
   const knownKey = accountKey ? knownNetworkKey(email, ip) : null;
   const backoffKey = opts.reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
@@ -170,7 +179,7 @@ export async function enforceSigninLimits(
     ipKey,
     accountKey,
     windowStart: start,
-    ipLimit: rl.signinPerIp,
+    ipLimit: ipLimit.limit,
     accountLimit: rl.signinPerAccount,
     backoffKey,
     now,

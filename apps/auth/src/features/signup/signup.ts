@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
-import { sessionResponse, startSession } from '../../core/issue-session.ts';
+import type { Session, User } from '../../core/http/response-schemas.ts';
+import { issueSession, startSession } from '../../core/issue-session.ts';
 import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
 import { assertPasswordAcceptable, type PasswordCheck } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
@@ -39,7 +40,7 @@ export async function signUp(
   input: SignupInput,
   redirectTo: string,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Promise<User | Session> {
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   if (input.email === undefined) throw new AuthError('anonymous_provider_disabled');
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
@@ -99,13 +100,13 @@ export async function signUp(
       deps.mail.kick();
       return userJson(result.user, [result.identity]);
     }
-    return await sessionResponse(
-      deps,
-      result.user,
-      result.session.session,
-      result.session.refreshToken,
-      userJson(result.user, [result.identity]),
-    );
+    // A new account: its one identity, no factors (no need to read them back).
+    return await issueSession(deps, {
+      user: result.user,
+      session: result.session.session,
+      refreshToken: result.session.refreshToken,
+      relations: { identities: [result.identity], factors: [] },
+    });
   } catch (err) {
     // A concurrent sign-up of the same address won the unique index: answer as for a duplicate,
     // without sending a second email (the winner's is on its way).
@@ -128,7 +129,7 @@ async function repeatedSignup(
   pkce: PkceParams | undefined,
   /** This sign-up's password hash; undefined when it lost a race to a concurrent one (no new mail). */
   passwordHash: string | undefined,
-): Promise<Record<string, unknown>> {
+): Promise<User> {
   const user = await findUserByEmail(deps.db, email);
   if (!user || user.id !== userId) throw new AuthError('conflict', 'Concurrent sign-up, please retry');
   if (user.emailConfirmedAt) {

@@ -226,7 +226,7 @@ describe('security notices', () => {
     } finally {
       await mfa.close();
     }
-  });
+  }, 120_000); // starts servers of its own: slow on a loaded machine
 });
 
 describe('the templates themselves (every kind, including those no route sends yet)', () => {
@@ -380,7 +380,7 @@ describe("operators' GoTrue templates", () => {
     } finally {
       await custom.close();
     }
-  });
+  }, 120_000); // starts servers of its own: slow on a loaded machine
 
   it("takes the text part from the message's HTML when the template's own text does not parse", async () => {
     // An `if` opened inside an attribute and closed outside it: the template's text alone has a
@@ -440,7 +440,7 @@ describe("operators' GoTrue templates", () => {
       ],
     ];
     for (const [env, message] of cases) await expect(startTestServer(env)).rejects.toThrow(message);
-  });
+  }, 120_000); // starts servers of its own: slow on a loaded machine
 
   it('the process entry prints the setting and exits 1, with no stack trace', async () => {
     const child = spawn(process.execPath, [join(repoRoot, 'apps/auth/src/main.ts')], {

@@ -19,7 +19,7 @@ export type Deps = {
   mail: MailDispatcher;
   /** Every message's design in each language, prepared at start-up (core/mail/templates.ts). */
   mailTemplates: MailTemplates;
-  /** Phone MFA codes (src/sms/sender.ts). */
+  /** Phone MFA codes (core/sms/sender.ts). */
   sms: SmsSender;
 };
 

@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
 import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
+import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
 import { openMigratedDatabase } from './core/open-database.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
@@ -56,6 +57,8 @@ one line on stderr naming the setting at fault, exit code 1. See docs/production
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
+  // First: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
+  const mailTemplates = await createMailTemplates(config);
   const database = await openMigratedDatabase(config);
   try {
     await ensureSigningKey(database.db);
@@ -87,7 +90,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : m.smsProvider === 'dev'
         ? devMailboxSms(database.db)
         : noSms);
-  const deps: Deps = { config, database, db: database.db, keys, secrets, logger, clock, mail, sms };
+  const deps: Deps = {
+    config,
+    database,
+    db: database.db,
+    keys,
+    secrets,
+    logger,
+    clock,
+    mail,
+    mailTemplates,
+    sms,
+  };
   mail.kick(); // anything left from a previous run
 
   const { existsSync } = await import('node:fs');
@@ -212,7 +226,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   } catch (err) {
     // One line naming the setting and the cause, never a stack (nor a secret): what an operator
     // reads in `journalctl` or `docker logs` must say what to fix. The stack only at debug level.
-    if (err instanceof StartupError || err instanceof DataDirLockedError) console.error(err.message);
+    // (A broken operator mail template, MAILER_TEMPLATES_* / MAILER_SUBJECTS_*, is a ConfigError
+    // naming its setting.)
+    if (err instanceof StartupError || err instanceof DataDirLockedError || err instanceof ConfigError)
+      console.error(err.message);
     else {
       console.error(`Start-up failed: ${causeOf(err)}`);
       if (config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace') console.error(err);

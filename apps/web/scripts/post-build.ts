@@ -2,7 +2,8 @@
 //  1. moves every prerendered `<prefix>/404/index.html` to `<prefix>/404.html` (what the server
 //     answers, with status 404, for unknown paths) and removes the emptied /404/ directory and the
 //     SPA fallback, so that only real pages exist;
-//  2. defers the React Router bootstrap (defer-bootstrap.ts): home and auth pages start it at the first
+//  2. inlines React Router's streamed data hand-off into one script (inline-stream-handoff.ts) and
+//     defers the React Router bootstrap (defer-bootstrap.ts): home and auth pages start it at the first
 //     interaction (or on `load` when there is state to apply: a stored session, the tokens of an
 //     email link in the URL, or `?mode=`), 404 pages on `load`;
 //  3. writes robots.txt and sitemap.xml from the typed paths;
@@ -14,6 +15,7 @@ import { localePrefix, locales } from '../app/config/locales.ts';
 import { sitemapPaths } from '../app/config/paths.ts';
 import { siteConfig } from '../app/config/site.ts';
 import { deferBootstrap } from './defer-bootstrap.ts';
+import { inlineStreamHandoff } from './inline-stream-handoff.ts';
 
 // scripts/build.ts builds into a temporary folder (WEB_BUILD_DIR) and swaps it in afterwards.
 const clientDir = join(process.env.WEB_BUILD_DIR ?? join(import.meta.dirname, '..', 'build'), 'client');
@@ -49,7 +51,8 @@ for (const file of htmlFiles) {
       (page) => file === join(clientDir, localePrefix(locale).slice(1), page),
     ),
   );
-  writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8'), interactive ? 'interaction' : 'load'));
+  const html = inlineStreamHandoff(readFileSync(file, 'utf8'));
+  writeFileSync(file, deferBootstrap(html, interactive ? 'interaction' : 'load'));
 }
 
 // 3. robots.txt and sitemap.xml.

@@ -38,14 +38,20 @@ const contentTypes: Record<string, string> = {
 /** Files larger than this are not served from memory (a marketing site has no such files). */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
-const inlineScriptPattern = /<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi;
+const inlineScriptPattern = /<script(?![^>]*\bsrc=)([^>]*)>([\s\S]*?)<\/script>/gi;
+/**
+ * JSON data blocks (the pages' JSON-LD) are never executed, so script-src does not apply to them and
+ * a hash for them would only lengthen every page's CSP header (issue #18: header bytes count toward
+ * the first round trip). Only these exact types are skipped; any other type keeps its hash.
+ */
+const dataBlockType = /\btype=(["']?)application\/(?:ld\+)?json\1(?=[\s/]|$)/i;
 
-/** The `'sha256-…'` CSP sources for every inline <script> of an HTML page. */
+/** The `'sha256-…'` CSP sources for every inline <script> of an HTML page that a browser may execute. */
 export function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
   for (const match of html.matchAll(inlineScriptPattern)) {
-    const code = match[1] ?? '';
-    if (code.length === 0) continue;
+    const code = match[2] ?? '';
+    if (code.length === 0 || dataBlockType.test(match[1] ?? '')) continue;
     hashes.add(`'sha256-${createHash('sha256').update(code, 'utf8').digest('base64')}'`);
   }
   return [...hashes];

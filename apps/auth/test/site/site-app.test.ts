@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSiteApp } from '../../src/site/site-app.ts';
 
 const inlineScript = 'window.__boot = 1;';
+const moduleScript = 'window.__module = 1;';
+const jsonLd = '{"@context":"https://schema.org","@type":"Organization"}';
 let dir: string;
 let app: ReturnType<typeof createSiteApp>;
 
@@ -25,7 +27,10 @@ beforeAll(() => {
   put('index.html', `<!doctype html><title>home</title><script>${inlineScript}</script>`, {
     compressed: true,
   });
-  put('auth/index.html', '<!doctype html><title>auth</title>');
+  put(
+    'auth/index.html',
+    `<!doctype html><title>auth</title><script type="application/ld+json">${jsonLd}</script><script type="module">${moduleScript}</script>`,
+  );
   put('404.html', '<!doctype html><title>not found en</title>');
   put('ar/index.html', '<!doctype html><title>home ar</title>');
   put('ar/404.html', '<!doctype html><title>not found ar</title>');
@@ -52,6 +57,25 @@ describe('site app', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await res.text()).toContain('<title>home</title>');
+  });
+
+  it('hashes every script a browser may execute but not JSON data blocks (never executed)', async () => {
+    const res = await app.request('/auth');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const sha = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`;
+    expect(csp).toContain(`script-src 'self' ${sha(moduleScript)};`);
+    expect(csp).not.toContain(sha(jsonLd));
+  });
+
+  it('sends X-Frame-Options only where no CSP frame-ancestors covers the response', async () => {
+    const page = await app.request('/');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBeNull();
+    for (const path of ['/runtime-config.json', '/robots.txt', '/assets/app-abc123.js']) {
+      const res = await app.request(path);
+      expect(res.headers.get('content-security-policy'), path).toBeNull();
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+    }
   });
 
   it('resolves routes to their prerendered index.html, with and without a trailing slash', async () => {

@@ -42,6 +42,24 @@ describe('deferBootstrap', () => {
     expect(() => new AsyncFunction(code)).not.toThrow();
   });
 
+  it('replays a submit asked for before hydration only on pages that have a form', () => {
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    const withForm = deferBootstrap(
+      page.replace('<main>x</main>', '<main><form method="post"></form></main>'),
+      'interaction',
+    );
+    const without = deferBootstrap(page, 'interaction');
+    expect(withForm).toContain('f?.isConnected&&f.requestSubmit()');
+    expect(without).not.toContain('requestSubmit');
+    expect(without).not.toContain('addEventListener("keydown",K');
+    // Both still replay a plain button's click once hydrated, and both parse.
+    for (const out of [withForm, without]) {
+      expect(out).toContain('p?.isConnected&&p.click()');
+      const code = out.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1] ?? '';
+      expect(() => new AsyncFunction(code)).not.toThrow();
+    }
+  });
+
   it('fails loudly when React Router changes its bootstrap shape', () => {
     expect(() => deferBootstrap('<html><body></body></html>')).toThrow(/not found/);
   });

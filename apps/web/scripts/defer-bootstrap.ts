@@ -23,7 +23,8 @@ export type DeferTrigger = 'load' | 'interaction';
  * that starts the framework is also the click that should switch the mode) is replayed once React
  * has hydrated (`data-hydrated` on <html>), so no first tap is lost. Popover toggles work natively.
  * Submit buttons stay disabled until hydration (no native submission), but a submit asked for before
- * it (a tap on that button, or Enter in a field, as with autofilled credentials) is sent once hydrated.
+ * it (a tap on that button, or Enter in a field, as with autofilled credentials) is sent once hydrated;
+ * that part is left out of pages without a <form> (the home pages).
  */
 export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): string {
   const preloads = [...html.matchAll(modulePreloadPattern)].map((match) => match[1] as string);
@@ -42,6 +43,8 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
     throw new Error('defer-bootstrap: unexpected React Router bootstrap shape');
   }
 
+  // Submits before hydration can only come from a form the prerendered page already has.
+  const hasForm = /<form[\s>]/.test(html);
   const names = namedImports.map((i) => i.name).join(',');
   const imports = [...sideEffectImports, ...namedImports.map((i) => i.href)]
     .map((href) => `import(${JSON.stringify(href)})`)
@@ -57,16 +60,20 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
       : `let s=0,p;const d=document.documentElement,g=()=>{if(s)return;s=1;for(const e of E)removeEventListener(e,g,true);b()},E=["pointerdown","pointermove","touchstart","keydown","focusin","scroll","wheel"];` +
         `for(const e of E)addEventListener(e,g,{capture:true,passive:true});` +
         `addEventListener("click",e=>{x||(p=e.target.closest?.("button:not([popovertarget],[type=submit])")||p)},true);` +
-        // A submit asked for before hydration (a tap on the still-disabled submit button, or Enter in a
-        // field: autofilled credentials need no other interaction) is remembered and sent once hydrated.
-        // A disabled button gets no events (pointer-events: none; the form receives them), so a tap is
-        // matched to the form's submit button by position. Both listeners go once hydrated.
-        `let f;const P=e=>{const b=e.target.closest?.("form")?.querySelector("button[type=submit]"),r=b?.getBoundingClientRect();` +
-        `r&&e.clientX>=r.left&&e.clientX<=r.right&&e.clientY>=r.top&&e.clientY<=r.bottom&&(f=b.form)},` +
-        `K=e=>{e.key==="Enter"&&e.target.matches?.("form input")&&(f=e.target.form)};` +
-        `addEventListener("pointerdown",P,true);addEventListener("keydown",K,true);` +
-        `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();removeEventListener("pointerdown",P,true);removeEventListener("keydown",K,true);` +
-        `p?.isConnected&&p.click();f?.isConnected&&f.requestSubmit()}}).observe(d,{attributeFilter:["data-hydrated"]});` +
+        (hasForm
+          ? // A submit asked for before hydration (a tap on the still-disabled submit button, or Enter in a
+            // field: autofilled credentials need no other interaction) is remembered and sent once hydrated.
+            // A disabled button gets no events (pointer-events: none; the form receives them), so a tap is
+            // matched to the form's submit button by position. Both listeners go once hydrated.
+            `let f;const P=e=>{const b=e.target.closest?.("form")?.querySelector("button[type=submit]"),r=b?.getBoundingClientRect();` +
+            `r&&e.clientX>=r.left&&e.clientX<=r.right&&e.clientY>=r.top&&e.clientY<=r.bottom&&(f=b.form)},` +
+            `K=e=>{e.key==="Enter"&&e.target.matches?.("form input")&&(f=e.target.form)};` +
+            `addEventListener("pointerdown",P,true);addEventListener("keydown",K,true);` +
+            `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();removeEventListener("pointerdown",P,true);removeEventListener("keydown",K,true);` +
+            `p?.isConnected&&p.click();f?.isConnected&&f.requestSubmit()}}).observe(d,{attributeFilter:["data-hydrated"]});`
+          : // No form in the prerendered page (the home pages): nothing to submit before hydration, and
+            // the bytes count toward the Arabic home page's first round trip (issue #18).
+            `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();p?.isConnected&&p.click()}}).observe(d,{attributeFilter:["data-hydrated"]});`) +
         `const r=()=>{try{if(/access_token|error_description|[?&]mode=/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
         `r()&&(document.readyState==="complete"?g():addEventListener("load",g,{once:true}))</script>`);
 

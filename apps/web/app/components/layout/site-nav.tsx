@@ -33,8 +33,17 @@ export const navSections = [
  * browser provides Escape, light dismiss and focus return. `menuScript` (inline, CSP-hashed by the
  * server) keeps aria-expanded and the toggle's name in step and closes the menu when an item is
  * chosen, with or without React; after hydration React mirrors the popover state in `open`.
+ * `pageScript` is the page's own inline script, run in the same element before menuScript (still
+ * before <main> is parsed); `trailingScript` runs after it (a script that could throw in an old
+ * browser goes last, so it cannot stop the others).
  */
-export function SiteNav() {
+export function SiteNav({
+  pageScript,
+  trailingScript,
+}: {
+  pageScript?: string;
+  trailingScript?: string;
+} = {}) {
   const m = useMessages();
   const locale = useLocale();
   const session = useAuthSession();
@@ -171,8 +180,14 @@ export function SiteNav() {
         <ul className="flex flex-col">{sectionLinks('menu')}</ul>
         <div className="mt-4 border-t border-white/10 pt-4">{authControls('menu')}</div>
       </div>
-      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant script (see menuScript). */}
-      <script dangerouslySetInnerHTML={{ __html: menuScript }} />
+      {/* One element for the page's own inline script and menuScript: each inline script costs its
+          page a CSP hash in the response headers (issue #18). `;` keeps the two IIFEs apart. */}
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant scripts (see menuScript). */}
+      <script
+        dangerouslySetInnerHTML={{
+          __html: [pageScript, menuScript, trailingScript].filter(Boolean).join(';'),
+        }}
+      />
     </header>
   );
 }

@@ -1,6 +1,6 @@
 import { arabicFontCss, arabicFontScript } from 'virtual:arabic-font';
 import { lazy, type ReactNode, Suspense, useEffect, useSyncExternalStore } from 'react';
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation, useMatches } from 'react-router';
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 'react-router';
 import css from './app.css?inline';
 import { localeDirection, localeFromPathname } from './config/locales.ts';
 import { siteConfig } from './config/site.ts';
@@ -25,10 +25,6 @@ function ToastHost() {
 export function Layout({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   const locale = localeFromPathname(pathname);
-  // The home route runs the font script inside its navigation's script (routes/home.tsx says why).
-  const fontScriptInNav = useMatches().some(
-    (match) => (match.handle as { navRunsArabicFontScript?: boolean } | undefined)?.navRunsArabicFontScript,
-  );
   return (
     <html lang={locale} dir={localeDirection[locale]}>
       <head>
@@ -51,7 +47,7 @@ export function Layout({ children }: { children: ReactNode }) {
             {/* biome-ignore lint/security/noDangerouslySetInnerHtml: generated @font-face rules (build time). */}
             <style dangerouslySetInnerHTML={{ __html: arabicFontCss }} />
             {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant script (CSP-hashed). */}
-            {fontScriptInNav ? null : <script dangerouslySetInnerHTML={{ __html: arabicFontScript }} />}
+            <script dangerouslySetInnerHTML={{ __html: arabicFontScript }} />
           </>
         ) : null}
         <Links />
@@ -73,13 +69,5 @@ export default function App() {
     // A stable signal that hydration finished (used by the end-to-end tests).
     document.documentElement.dataset.hydrated = 'true';
   }, []);
-  // The Arabic font script for a route that runs it in its own inline script (routes/home.tsx): passed
-  // down rather than imported there, so the virtual module stays in this chunk.
-  const { pathname } = useLocation();
-  const context: RootOutletContext = {
-    arabicFontScript: localeFromPathname(pathname) === 'ar' ? arabicFontScript : undefined,
-  };
-  return <Outlet context={context} />;
+  return <Outlet />;
 }
-
-export type RootOutletContext = { arabicFontScript: string | undefined };

@@ -45,16 +45,25 @@ describe('deferBootstrap', () => {
   it('replays a submit asked for before hydration only on pages that have a form', () => {
     const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
     const withForm = deferBootstrap(
-      page.replace('<main>x</main>', '<main><form method="post"></form></main>'),
+      page.replace(
+        '<main>x</main>',
+        '<main><form method="post"><button type="button">mode</button><button type="submit">go</button></form></main>',
+      ),
       'interaction',
     );
     const without = deferBootstrap(page, 'interaction');
     expect(withForm).toContain('f?.isConnected&&f.requestSubmit()');
     expect(without).not.toContain('requestSubmit');
     expect(without).not.toContain('addEventListener("keydown",K');
-    // Both still replay a plain button's click once hydrated, and both parse.
-    for (const out of [withForm, without]) {
-      expect(out).toContain('p?.isConnected&&p.click()');
+    // A plain button's click is replayed only where there is one (the popover toggle needs none).
+    expect(withForm).toContain('p?.isConnected&&p.click()');
+    expect(without).not.toContain('p.click()');
+    const popoverOnly = deferBootstrap(
+      page.replace('<main>x</main>', '<main><button type="button" popoverTarget="m">menu</button></main>'),
+      'interaction',
+    );
+    expect(popoverOnly).not.toContain('p.click()');
+    for (const out of [withForm, without, popoverOnly]) {
       const code = out.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1] ?? '';
       expect(() => new AsyncFunction(code)).not.toThrow();
     }

@@ -45,6 +45,11 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
 
   // Submits before hydration can only come from a form the prerendered page already has.
   const hasForm = /<form[\s>]/.test(html);
+  // Likewise a click to replay needs a plain button (not a popover toggle, which works natively, nor
+  // a submit button) in the prerendered page: the home pages have none.
+  const hasPlainButton = [...html.matchAll(/<button\b[^>]*>/gi)].some(
+    ([tag]) => !/\spopovertarget=/i.test(tag) && !/\stype="submit"/i.test(tag),
+  );
   const names = namedImports.map((i) => i.name).join(',');
   const imports = [...sideEffectImports, ...namedImports.map((i) => i.href)]
     .map((href) => `import(${JSON.stringify(href)})`)
@@ -59,7 +64,9 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
       ? `document.readyState==="complete"?b():addEventListener("load",b,{once:true})</script>`
       : `let s=0,p;const d=document.documentElement,g=()=>{if(s)return;s=1;for(const e of E)removeEventListener(e,g,true);b()},E=["pointerdown","pointermove","touchstart","keydown","focusin","scroll","wheel"];` +
         `for(const e of E)addEventListener(e,g,{capture:true,passive:true});` +
-        `addEventListener("click",e=>{x||(p=e.target.closest?.("button:not([popovertarget],[type=submit])")||p)},true);` +
+        (hasPlainButton
+          ? `addEventListener("click",e=>{x||(p=e.target.closest?.("button:not([popovertarget],[type=submit])")||p)},true);`
+          : '') +
         (hasForm
           ? // A submit asked for before hydration (a tap on the still-disabled submit button, or Enter in a
             // field: autofilled credentials need no other interaction) is remembered and sent once hydrated.
@@ -73,7 +80,9 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
             `p?.isConnected&&p.click();f?.isConnected&&f.requestSubmit()}}).observe(d,{attributeFilter:["data-hydrated"]});`
           : // No form in the prerendered page (the home pages): nothing to submit before hydration, and
             // the bytes count toward the Arabic home page's first round trip (issue #18).
-            `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();p?.isConnected&&p.click()}}).observe(d,{attributeFilter:["data-hydrated"]});`) +
+            hasPlainButton
+            ? `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();p?.isConnected&&p.click()}}).observe(d,{attributeFilter:["data-hydrated"]});`
+            : '') +
         `const r=()=>{try{if(/access_token|error_description|[?&]mode=/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
         `r()&&(document.readyState==="complete"?g():addEventListener("load",g,{once:true}))</script>`);
 

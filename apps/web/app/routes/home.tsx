@@ -11,7 +11,6 @@ import { ProductsSection } from '~/features/marketing/components/products-sectio
 import { SolutionSection } from '~/features/marketing/components/solution-section.tsx';
 import { TeamSection } from '~/features/marketing/components/team-section.tsx';
 import { organizationJsonLd, pageMeta } from '~/lib/seo.ts';
-import type { RootOutletContext } from '~/root.tsx';
 
 export const meta: MetaFunction = ({ location }) => {
   const locale = localeFromPathname(location.pathname);
@@ -23,21 +22,13 @@ export const meta: MetaFunction = ({ location }) => {
 // followed (capture phase, before the browser's own scroll), so targets land at their real offset.
 const fullLayoutScript = `(()=>{const f=()=>{document.documentElement.dataset.fullLayout=""};location.hash&&f();addEventListener("click",e=>{e.target.closest?.('a[href*="#"]')&&f()},true)})()`;
 
-/**
- * The Arabic home page runs arabicFontScript in the navigation's inline script instead of its own
- * element in <head> (root.tsx reads this flag): one CSP hash fewer in the headers of the page that
- * must fit Lighthouse's first round trip (issue #18). The script waits for load and the LCP anyway.
- */
-export const handle = { navRunsArabicFontScript: true };
-
 /** `/`: the sections of spec §2 in their required order. */
 export default function HomeRoute() {
-  const { arabicFontScript } = useOutletContext<RootOutletContext>();
   return (
     <>
-      {/* fullLayoutScript (and on /ar/ arabicFontScript) run in the navigation's inline script: one
-          CSP hash each fewer, and still before <main> is parsed. */}
-      <SiteNav pageScript={fullLayoutScript} trailingScript={arabicFontScript} />
+      {/* fullLayoutScript runs in the navigation's inline script (one CSP hash fewer), still before
+          <main> is parsed. */}
+      <SiteNav pageScript={fullLayoutScript} />
       <main id="main">
         <HeroSection />
         <ChallengeSection />

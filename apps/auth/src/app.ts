@@ -18,6 +18,7 @@ import { factorEndpoints } from './features/mfa/factors.routes.ts';
 import { devMailboxEndpoints } from './features/ops/dev-mailbox.routes.ts';
 import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.ts';
 import { settingsEndpoints } from './features/ops/settings.routes.ts';
+import { otpEndpoints } from './features/otp/otp.routes.ts';
 import { logoutEndpoints } from './features/session/logout.routes.ts';
 import { tokenEndpoints } from './features/session/token.routes.ts';
 import { signupEndpoints } from './features/signup/signup.routes.ts';
@@ -70,6 +71,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...logoutEndpoints(deps),
     ...recoverEndpoints(deps),
     ...resendEndpoints(deps),
+    ...otpEndpoints(deps),
     ...factorEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

@@ -16,6 +16,7 @@ export function otpHash(deps: Deps, type: OneTimeTokenType, address: string, cod
 const verifyType: Record<OneTimeTokenType, string> = {
   confirmation: 'signup',
   recovery: 'recovery',
+  magiclink: 'magiclink',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication',
@@ -23,6 +24,7 @@ const verifyType: Record<OneTimeTokenType, string> = {
 const mailKind: Record<OneTimeTokenType, MailKind> = {
   confirmation: 'confirmation',
   recovery: 'recovery',
+  magiclink: 'magiclink',
   email_change_new: 'email_change',
   email_change_current: 'email_change_current',
   reauthentication: 'reauthentication',

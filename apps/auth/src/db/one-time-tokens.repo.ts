@@ -7,6 +7,7 @@ export type OneTimeTokenRow = typeof oneTimeTokens.$inferSelect;
 export type OneTimeTokenType =
   | 'confirmation'
   | 'recovery'
+  | 'magiclink'
   | 'email_change_new'
   | 'email_change_current'
   | 'reauthentication';

@@ -26,7 +26,14 @@ export const perIpLimits = {
   otp: {
     key: 'otp:ip',
     setting: 'otpPerIp',
-    endpoints: ['POST /signup', 'POST /recover', 'POST /resend', 'PUT /user', 'GET /reauthenticate'],
+    endpoints: [
+      'POST /signup',
+      'POST /recover',
+      'POST /resend',
+      'POST /otp',
+      'PUT /user',
+      'GET /reauthenticate',
+    ],
   },
   // Email links and codes.
   verify: { key: 'verify:ip', setting: 'verifyPerIp', endpoints: ['GET /verify', 'POST /verify'] },

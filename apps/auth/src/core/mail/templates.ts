@@ -5,6 +5,7 @@
 export type MailKind =
   | 'confirmation'
   | 'recovery'
+  | 'magiclink'
   | 'email_change'
   | 'email_change_current'
   | 'reauthentication';
@@ -32,6 +33,12 @@ const copy: Record<
     subject: 'Reset your Namaa password',
     intro: 'Someone (hopefully you) asked to reset the password of your account.',
     action: 'Reset my password',
+  },
+  // POST /otp for an existing account: the link signs in; the code can be typed instead.
+  magiclink: {
+    subject: 'Your Namaa sign-in link',
+    intro: 'Someone (hopefully you) asked to sign in to your Namaa account with this email address.',
+    action: 'Sign in',
   },
   email_change: {
     subject: 'Confirm your new email address',

@@ -131,6 +131,7 @@ export async function updateCurrentUser(
       await deleteUserSessions(tx, user.id, session.id);
       await deleteUserTokens(tx, user.id, [
         'recovery',
+        'magiclink',
         'confirmation',
         'email_change_new',
         'email_change_current',

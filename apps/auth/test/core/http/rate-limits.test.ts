@@ -72,6 +72,7 @@ const requests: Record<string, () => Request> = {
     path: '/resend',
     body: { type: 'signup', email: uniqueEmail('rt') },
   }),
+  'POST /otp': () => ({ method: 'POST', path: '/otp', body: { email: uniqueEmail('rt') } }),
   'PUT /user': () => ({ method: 'PUT', path: '/user', body: { data: { n: 1 } }, auth: true }),
   'GET /reauthenticate': () => ({ method: 'GET', path: '/reauthenticate', auth: true }),
   'GET /verify': () => ({ method: 'GET', path: '/verify?token=not-a-token&type=signup' }),

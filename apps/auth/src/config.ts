@@ -139,6 +139,12 @@ export const envSchema = z.object({
     .default('info')
     .meta({ description: 'pino log level' }),
   DISABLE_SIGNUP: bool.default(false).meta({ description: 'close sign-ups' }),
+  // GoTrue's switch: POST /signup with neither email nor phone makes an anonymous user. Off unless
+  // asked for: every call creates an account row, so an open endpoint is a way to fill the database.
+  EXTERNAL_ANONYMOUS_USERS_ENABLED: bool.default(false).meta({
+    description:
+      '`signInAnonymously` (`POST /signup` with neither email nor phone) creates an anonymous user; off: `422 anonymous_provider_disabled`',
+  }),
   // Fixed-window rate limits (count per RATE_LIMIT_WINDOW seconds; 0 turns one off). Defaults follow
   // GoTrue's (30 per 5 min for OTP/verify/sign-up per IP) with a separate sign-in bucket: a refresh is
   // never rate limited, because supabase-js signs the user out on a 429 during refresh. The test
@@ -152,9 +158,14 @@ export const envSchema = z.object({
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000)
     .default(100)
     .meta({ description: 'password sign-ins per account per window' }),
-  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000)
+  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(30).meta({
+    description:
+      'sign-up, recover, resend, `POST /otp`, `PUT /user`, `GET /reauthenticate` per IP per window',
+  }),
+  // GoTrue's RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins per IP per hour (each one is a new account).
+  RATE_LIMIT_ANONYMOUS_USERS: int(0, 1_000_000)
     .default(30)
-    .meta({ description: 'sign-up, recover, resend, `PUT /user`, `GET /reauthenticate` per IP per window' }),
+    .meta({ description: "anonymous sign-ins per IP per hour (GoTrue's setting)" }),
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000)
     .default(30)
     .meta({ description: 'email verifications per IP per window' }),
@@ -290,6 +301,7 @@ export type Config = {
   SITE_DIR: string;
   LOG_LEVEL: string;
   DISABLE_SIGNUP: boolean;
+  EXTERNAL_ANONYMOUS_USERS_ENABLED: boolean;
   mfa: {
     rpId: string | undefined;
     rpOrigins: string[];
@@ -314,6 +326,7 @@ export type Config = {
     signinPerIp: number;
     signinPerAccount: number;
     otpPerIp: number;
+    anonymousPerIp: number;
     verifyPerIp: number;
     verifyCodesPerAddress: number;
     emailPerAddress: number;
@@ -427,6 +440,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
+    EXTERNAL_ANONYMOUS_USERS_ENABLED: e.EXTERNAL_ANONYMOUS_USERS_ENABLED,
     mfa: {
       // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
       rpId: e.WEBAUTHN_RP_ID,
@@ -449,6 +463,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
+      anonymousPerIp: e.RATE_LIMIT_ANONYMOUS_USERS,
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
       verifyCodesPerAddress: e.RATE_LIMIT_VERIFY_CODES_PER_ADDRESS,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,

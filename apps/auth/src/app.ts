@@ -22,6 +22,7 @@ import { otpEndpoints } from './features/otp/otp.routes.ts';
 import { logoutEndpoints } from './features/session/logout.routes.ts';
 import { tokenEndpoints } from './features/session/token.routes.ts';
 import { signupEndpoints } from './features/signup/signup.routes.ts';
+import { switchedOffEndpoints } from './features/switched-off/switched-off.routes.ts';
 import { reauthenticateEndpoints } from './features/user/reauthenticate.routes.ts';
 import { userEndpoints } from './features/user/user.routes.ts';
 import { createSiteApp, type SiteOptions } from './site/site-app.ts';
@@ -72,6 +73,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...recoverEndpoints(deps),
     ...resendEndpoints(deps),
     ...otpEndpoints(deps),
+    ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

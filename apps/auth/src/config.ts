@@ -253,6 +253,24 @@ export const envSchema = z.object({
     description: 'with `SMS_PROVIDER=webhook`: where `{to, body, kind}` is POSTed',
   }),
   SMS_WEBHOOK_TOKEN: optionalString.meta({ description: 'bearer token sent to `SMS_WEBHOOK_URL`' }),
+  // Phone sign-in (GoTrue's EXTERNAL_PHONE_ENABLED): signInWithOtp({ phone }) and verifyOtp type sms,
+  // through the SMS sender above. Off by default: every code costs money and needs a real provider.
+  EXTERNAL_PHONE_ENABLED: bool.default(false).meta({
+    description:
+      "phone sign-in with SMS codes (`signInWithOtp({ phone })`, `verifyOtp` type `sms`) through `SMS_PROVIDER`; off: GoTrue's `phone_provider_disabled`",
+  }),
+  SMS_OTP_EXP: int(10, 86400)
+    .default(60)
+    .meta({ description: "seconds a sign-in SMS code stays valid (GoTrue's)" }),
+  SMS_MAX_FREQUENCY: int(0, 3600)
+    .default(60)
+    .meta({ description: "seconds between two sign-in SMS codes to one number (GoTrue's)" }),
+  // GoTrue's SMS_TEST_OTP: fixed codes for test numbers, `number:code` pairs (E.164 without "+"),
+  // comma-separated. No SMS is sent to them and their code is not used up.
+  SMS_TEST_OTP: z.string().default('').meta({
+    description:
+      "fixed sign-in codes for test numbers, `15555550100:123456,…` (GoTrue's): no SMS is sent and the code stays valid",
+  }),
   // PKCE flow states (code_challenge on sign-up, recovery, email change) live this long.
   FLOW_STATE_EXPIRY: int(10, 86400).default(300).meta({ description: 'PKCE auth-code lifetime, seconds' }),
   // GoTrue's session limits, seconds (0 = none, GoTrue's default): a session ends this long after it
@@ -302,6 +320,13 @@ export type Config = {
   LOG_LEVEL: string;
   DISABLE_SIGNUP: boolean;
   EXTERNAL_ANONYMOUS_USERS_ENABLED: boolean;
+  phone: {
+    enabled: boolean;
+    otpExp: number;
+    maxFrequency: number;
+    /** Test number (digits, no "+") → its fixed code. */
+    testOtp: Map<string, string>;
+  };
   mfa: {
     rpId: string | undefined;
     rpOrigins: string[];
@@ -344,6 +369,23 @@ export type Config = {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** SMS_TEST_OTP: `number:code` pairs; a malformed pair refuses the start (a typo must not go unseen). */
+function parseTestOtp(value: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const m = pair.match(/^\+?([1-9]\d{1,14}):(\d{6,10})$/);
+    if (!m)
+      throw new ConfigError(
+        `SMS_TEST_OTP: "${pair}" is not number:code (E.164 digits, a 6 to 10 digit code)`,
+      );
+    out.set(m[1] as string, m[2] as string);
+  }
+  return out;
 }
 
 function isLoopbackHost(hostname: string): boolean {
@@ -441,6 +483,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
     EXTERNAL_ANONYMOUS_USERS_ENABLED: e.EXTERNAL_ANONYMOUS_USERS_ENABLED,
+    phone: {
+      enabled: e.EXTERNAL_PHONE_ENABLED,
+      otpExp: e.SMS_OTP_EXP,
+      maxFrequency: e.SMS_MAX_FREQUENCY,
+      testOtp: parseTestOtp(e.SMS_TEST_OTP),
+    },
     mfa: {
       // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
       rpId: e.WEBAUTHN_RP_ID,

@@ -17,6 +17,7 @@ const verifyType: Record<OneTimeTokenType, string> = {
   confirmation: 'signup',
   recovery: 'recovery',
   magiclink: 'magiclink',
+  sms: 'sms',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication',
@@ -25,6 +26,7 @@ const mailKind: Record<OneTimeTokenType, MailKind> = {
   confirmation: 'confirmation',
   recovery: 'recovery',
   magiclink: 'magiclink',
+  sms: 'confirmation', // never mailed: phone codes go out by SMS (features/otp/phone.ts)
   email_change_new: 'email_change',
   email_change_current: 'email_change_current',
   reauthentication: 'reauthentication',

@@ -8,6 +8,7 @@ export type OneTimeTokenType =
   | 'confirmation'
   | 'recovery'
   | 'magiclink'
+  | 'sms'
   | 'email_change_new'
   | 'email_change_current'
   | 'reauthentication';

@@ -12,6 +12,62 @@ export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRo
   return row;
 }
 
+/** By phone, stored as GoTrue stores it: E.164 digits without the "+". */
+export async function findUserByPhone(db: DbOrTx, phone: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.phone, phone));
+  return row;
+}
+
+/**
+ * A passwordless phone account and its phone identity (POST /otp with a phone). A duplicate phone
+ * raises a unique violation (23505).
+ */
+export async function insertPhoneUser(
+  db: DbOrTx,
+  u: { phone: string; userMetadata: Record<string, unknown>; now: Date },
+): Promise<UserRow> {
+  const id = randomUUID();
+  const [user] = await db
+    .insert(users)
+    .values({
+      id,
+      phone: u.phone,
+      appMetadata: { provider: 'phone', providers: ['phone'] },
+      userMetadata: u.userMetadata,
+      createdAt: u.now,
+      updatedAt: u.now,
+    })
+    .returning();
+  await db.insert(identities).values({
+    id: randomUUID(),
+    providerId: id,
+    userId: id,
+    provider: 'phone',
+    identityData: { sub: id, phone: u.phone, email_verified: false, phone_verified: false },
+    createdAt: u.now,
+    updatedAt: u.now,
+  });
+  return user as UserRow;
+}
+
+/** Marks the phone confirmed (idempotent) and mirrors it into the phone identity and metadata. */
+export async function confirmPhone(db: DbOrTx, user: UserRow, now: Date): Promise<UserRow> {
+  if (user.phoneConfirmedAt) return user;
+  const updated = await updateUser(db, user.id, {
+    phoneConfirmedAt: now,
+    userMetadata: { ...user.userMetadata, phone_verified: true },
+    updatedAt: now,
+  });
+  await db
+    .update(identities)
+    .set({
+      identityData: sql`${identities.identityData} || '{"phone_verified": true}'::jsonb`,
+      updatedAt: now,
+    })
+    .where(and(eq(identities.userId, user.id), eq(identities.provider, 'phone')));
+  return updated;
+}
+
 export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
   return row;

@@ -12,7 +12,7 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
         c.json({
           external: {
             email: true,
-            phone: false,
+            phone: deps.config.phone.enabled,
             anonymous_users: deps.config.EXTERNAL_ANONYMOUS_USERS_ENABLED,
           },
           disable_signup: deps.config.DISABLE_SIGNUP,

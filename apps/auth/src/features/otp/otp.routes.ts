@@ -7,6 +7,7 @@ import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
 import { requestEmailOtp } from './otp.ts';
+import { assertPhoneEnabled, requestPhoneOtp } from './phone.ts';
 
 export const otpBody = z.object({
   email: emailField.optional(),
@@ -26,10 +27,14 @@ export function otpEndpoints(deps: Deps): Endpoint[] {
       path: '/otp',
       access: 'apikey',
       summary:
-        'Passwordless sign-in: mails a link and a 6-digit code (verified at /verify, type magiclink or email); answers {} whether or not the account exists',
+        'Passwordless sign-in: mails a link and a 6-digit code (verified at /verify, type magiclink or email), or with EXTERNAL_PHONE_ENABLED texts a code (type sms); answers alike whether or not the account exists',
       body: otpBody,
       query: z.object({ redirect_to: z.string().optional() }),
-      responses: { 200: 'Always {} for an email', 400: 'validation_failed', 429: 'rate limited' },
+      responses: {
+        200: 'Always {} for an email; {message_id} for a phone',
+        400: 'validation_failed / phone_provider_disabled',
+        429: 'rate limited',
+      },
       handler: async (c, { body, query }) => {
         // GoTrue's checks, in its order (OtpParams.Validate, then the channel).
         const email = body.email || undefined;
@@ -43,8 +48,18 @@ export function otpEndpoints(deps: Deps): Endpoint[] {
           throw new AuthError('validation_failed', 'Channel should only be specified with Phone OTP');
         const pkce = parsePkceParams(body);
         const data = parseMetadata(body.data) ?? {};
-        if (phone)
-          throw new AuthError('phone_provider_disabled', 'Unsupported phone provider', { status: 400 });
+        if (phone) {
+          assertPhoneEnabled(deps);
+          if (body.channel && body.channel !== 'sms')
+            throw new AuthError(
+              'validation_failed',
+              "Invalid channel, supported values are 'sms' or 'whatsapp'",
+            );
+          const sent = await withResponseFloor(deps, () =>
+            requestPhoneOtp(deps, { phone, createUser: body.create_user ?? true, data }, c.get('meta')),
+          );
+          return c.json(sent.messageId ? { message_id: sent.messageId } : {});
+        }
         if (!email) throw new AuthError('validation_failed', 'One of email or phone must be set');
         const redirectTo = redirectFor(deps, c, query('redirect_to'));
         await withResponseFloor(deps, () =>

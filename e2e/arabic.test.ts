@@ -253,6 +253,9 @@ describe('account journey in Arabic', () => {
     const mail = await mailbox.waitFor(email);
     const link = mailbox.verifyLink(mail, product.origin);
     expect(new URL(link).searchParams.get('redirect_to')).toBe(`${product.origin}/ar/`);
+    // The mail itself is Arabic (issue 24): the sign-up came from the Arabic edition.
+    expect(mail.subject).toBe('أكّد حسابك في نماء');
+    expect(mail.html).toMatch(/<html[^>]* dir="rtl"[^>]* lang="ar"|<html[^>]* lang="ar"[^>]* dir="rtl"/);
   });
 
   it('shows the service error in Arabic (sign-in before confirming), then the wrong-password text', async () => {
@@ -267,9 +270,17 @@ describe('account journey in Arabic', () => {
 
   it('follows the emailed link and lands signed in on /ar/ with the email in the navigation', async () => {
     const mail = await mailbox.waitFor(email);
+    // Read the Arabic mail as its recipient does, and press its button.
+    const reader = await page.context().newPage();
+    await reader.setContent(mail.html);
+    expect(await reader.locator('h1').textContent()).toBe('أكّد بريدك الإلكتروني');
+    const button = reader.getByRole('link', { name: 'تأكيد بريدي الإلكتروني' });
+    const href = (await button.getAttribute('href')) as string;
+    expect(href).toBe(mailbox.verifyLink(mail, product.origin));
+    await reader.close();
     const fresh = await page.context().newPage();
     const log = recordConsole(fresh);
-    await fresh.goto(mailbox.verifyLink(mail, product.origin));
+    await fresh.goto(href);
     await fresh.getByTestId('nav-email').first().waitFor();
     expect(new URL(fresh.url()).pathname).toBe('/ar/');
     expect(await fresh.locator('html').getAttribute('dir')).toBe('rtl');

@@ -5,6 +5,8 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
+import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -28,11 +30,14 @@ export type EmailOtpInput = {
  */
 export async function requestEmailOtp(
   deps: Deps,
-  input: EmailOtpInput,
+  request: EmailOtpInput,
   redirectTo: string,
   meta: RequestMeta,
 ): Promise<void> {
-  const email = parseEmail(input.email);
+  const email = parseEmail(request.email);
+  // A new account's metadata, with the language of its mail remembered as a sign-up's is.
+  const { metadata } = signupLocale(request.data, redirectTo, deps.config.SITE_URL, MAX_METADATA_BYTES);
+  const input = { ...request, data: metadata };
   // Counted before the look-up, so known and unknown addresses spend the same budgets.
   await enforceOtpIpLimit(deps, meta.ip);
   await emailQuota(deps, email);
@@ -84,7 +89,15 @@ async function mailOtp(
   const confirmed = user.emailConfirmedAt !== null;
   const type = confirmed ? 'magiclink' : 'confirmation';
   if (!confirmed) await updateUser(tx, user.id, { confirmationSentAt: deps.clock() });
-  await issueEmailToken(deps, tx, { userId: user.id, type, to: input.email, redirectTo, pkce: input.pkce });
+  await issueEmailToken(deps, tx, {
+    userId: user.id,
+    type,
+    to: input.email,
+    redirectTo,
+    pkce: input.pkce,
+    locale: mailLocaleFor(redirectTo, deps.config.SITE_URL, user.userMetadata),
+    data: user.userMetadata,
+  });
   await audit(tx, confirmed ? 'user_recovery_requested' : 'user_confirmation_requested', user.id, meta.ip, {
     method: 'otp',
   });

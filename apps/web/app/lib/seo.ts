@@ -3,7 +3,7 @@ import { type Locale, localePrefix, locales, stripLocale } from '~/config/locale
 import { siteConfig } from '~/config/site.ts';
 import { getMessages } from '~/i18n/messages.ts';
 
-export type PageKey = 'home' | 'auth' | 'notFound';
+export type PageKey = 'home' | 'auth' | 'forgot' | 'reset' | 'notFound';
 
 const ogLocale: Record<Locale, string> = { en: 'en_US', ar: 'ar_SA' };
 
@@ -41,7 +41,8 @@ export function pageMeta(page: PageKey, locale: Locale, pathname: string): MetaD
     { name: 'twitter:description', content: description },
     { name: 'twitter:image', content: image },
   ];
-  if (page === 'notFound') {
+  // The 404 page and the set-password page (reached only from an email link) are not for search.
+  if (page === 'notFound' || page === 'reset') {
     meta.push({ name: 'robots', content: 'noindex' });
     return meta;
   }

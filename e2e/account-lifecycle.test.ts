@@ -1,0 +1,334 @@
+// Issue 13: the account lifecycle on the site, against the real product (PKCE email links), a real
+// SMTP server and Chromium: password recovery, confirmation in another browser, resend with the
+// mail floor's countdown, failed links, crafted links with someone else's tokens, and the second
+// factor at sign-in. Both languages.
+import { createClient } from '@supabase/supabase-js';
+import { generate } from 'otplib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  desktop,
+  interactAndHydrate,
+  launchBrowser,
+  recordConsole,
+  waitForHydration,
+} from './support/browser.ts';
+import { type Mailbox, startMailbox } from './support/mailbox.ts';
+import { type Product, startProduct } from './support/product.ts';
+
+const ANON_KEY = 'sb_publishable_namaa_development_key';
+const PASSWORD = 'correct-horse-7';
+
+let product: Product;
+let mailbox: Mailbox;
+let browser: Browser;
+/** Made first, so their confirmation mail is older when the recovery tests (last) ask for mail. */
+const forgotAccounts: Record<string, Promise<string>> = {};
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  [product, browser] = await Promise.all([
+    startProduct({ SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, RATE_LIMIT_OTP_PER_IP: '1000' }),
+    launchBrowser(),
+  ]);
+  for (const locale of ['en', 'ar']) {
+    forgotAccounts[locale] = confirmedAccount(`forgot-${locale}`);
+    await forgotAccounts[locale];
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+  await mailbox?.close();
+});
+
+let counter = 0;
+const newEmail = (prefix: string) => `${prefix}-${Date.now()}-${++counter}@example.com`;
+const toast = (p: Page, title: string) => p.locator('[data-sonner-toast]').filter({ hasText: title });
+const node = () =>
+  createClient(product.origin, ANON_KEY, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+  });
+
+/** A confirmed account, made outside the browser (sign-up, then its link followed by plain fetch). */
+async function confirmedAccount(prefix: string, password = PASSWORD): Promise<string> {
+  const email = newEmail(prefix);
+  const { error } = await node().auth.signUp({ email, password });
+  expect(error).toBeNull();
+  const link = mailbox.verifyLink(await mailbox.nextOfType(email, 'signup'), product.origin);
+  expect((await fetch(link, { redirect: 'manual' })).status).toBe(303);
+  return email;
+}
+
+async function signInOnPage(p: Page, prefix: string, email: string, password: string) {
+  await p.goto(`${product.origin}${prefix}/auth`);
+  await interactAndHydrate(p);
+  await p.locator('input[name=email]').fill(email);
+  await p.locator('input[name=password]').fill(password);
+  await p.locator('button[type=submit]').click();
+}
+
+const storedSession = (p: Page) =>
+  p.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => /^sb-.+-auth-token$/.test(k));
+    return key ? localStorage.getItem(key) : null;
+  });
+
+describe('confirmation links (PKCE)', () => {
+  it('opened in another browser, the link confirms the address and says "Your email is confirmed: sign in" (en, ar)', async () => {
+    for (const [prefix, text] of [
+      ['', 'Your email is confirmed: sign in.'],
+      ['/ar', 'تم تأكيد بريدك الإلكتروني: سجّل الدخول.'],
+    ] as const) {
+      const email = newEmail(`elsewhere${prefix.replace('/', '-')}`);
+      const asking = await browser.newContext(desktop);
+      const a = await asking.newPage();
+      await a.goto(`${product.origin}${prefix}/auth?mode=signup`);
+      await waitForHydration(a);
+      await a.locator('input[name=email]').fill(email);
+      await a.locator('input[name=password]').fill(PASSWORD);
+      await a.locator('button[type=submit]').click();
+      await a.getByTestId('resend').waitFor();
+      const link = mailbox.verifyLink(await mailbox.nextOfType(email, 'signup'), product.origin);
+
+      // Another browser: no code verifier there.
+      const elsewhere = await browser.newContext(desktop);
+      const b = await elsewhere.newPage();
+      await b.goto(link);
+      await b.waitForURL(`${product.origin}${prefix}/auth`);
+      await expect.poll(() => b.getByTestId('auth-notice').textContent()).toBe(text);
+      expect(b.url()).not.toContain('code=');
+      expect(await storedSession(b)).toBeNull();
+      // The address is confirmed: signing in here works.
+      await b.locator('input[name=email]').fill(email);
+      await b.locator('input[name=password]').fill(PASSWORD);
+      await b.locator('button[type=submit]').click();
+      await b.waitForURL(`${product.origin}${prefix}/`);
+      await b.getByTestId('nav-email').first().waitFor();
+      await Promise.all([asking.close(), elsewhere.close()]);
+    }
+  });
+
+  it('a used link names the problem in plain words and offers a new link (en, ar)', async () => {
+    for (const [prefix, text] of [
+      ['', 'That email link has expired or was already used.'],
+      ['/ar', 'انتهت صلاحية رابط البريد هذا أو سبق استخدامه.'],
+    ] as const) {
+      const email = newEmail('used');
+      const { error } = await node().auth.signUp({
+        email,
+        password: PASSWORD,
+        options: { emailRedirectTo: `${product.origin}${prefix}/` },
+      });
+      expect(error).toBeNull();
+      const link = mailbox.verifyLink(await mailbox.nextOfType(email, 'signup'), product.origin);
+      expect((await fetch(link, { redirect: 'manual' })).status).toBe(303);
+      const context = await browser.newContext(desktop);
+      const p = await context.newPage();
+      await p.goto(link);
+      await p.waitForURL(`${product.origin}${prefix}/auth`);
+      await expect.poll(() => p.getByTestId('auth-notice').textContent()).toContain(text);
+      expect(p.url()).not.toMatch(/error|code=/);
+      await p.getByTestId('resend-button').waitFor();
+      await context.close();
+    }
+  });
+
+  it("a crafted link with someone else's tokens in the fragment signs nobody in", async () => {
+    const victimOf = await confirmedAccount('attacker');
+    const { data, error } = await node().auth.signInWithPassword({ email: victimOf, password: PASSWORD });
+    expect(error).toBeNull();
+    const s = data.session!;
+    const context = await browser.newContext(desktop);
+    const p = await context.newPage();
+    await p.goto(
+      `${product.origin}/#access_token=${s.access_token}&expires_at=${s.expires_at}&expires_in=3600&refresh_token=${s.refresh_token}&token_type=bearer&type=signup`,
+    );
+    await waitForHydration(p);
+    await p.waitForURL(`${product.origin}/auth`);
+    expect(await storedSession(p)).toBeNull();
+    expect(p.url()).not.toContain('access_token');
+    await p.goBack();
+    expect(p.url()).not.toContain('access_token');
+    await context.close();
+  });
+});
+
+describe('resend confirmation', () => {
+  it('after sign-up, the mail floor is a countdown (no error toast); sign-in of an unconfirmed address offers it too', async () => {
+    const email = newEmail('resend');
+    const context = await browser.newContext(desktop);
+    const p = await context.newPage();
+    await p.goto(`${product.origin}/auth?mode=signup`);
+    await waitForHydration(p);
+    await p.locator('input[name=email]').fill(email);
+    await p.locator('input[name=password]').fill(PASSWORD);
+    await p.locator('button[type=submit]').click();
+    await toast(p, 'Success!').waitFor();
+    await mailbox.nextOfType(email, 'signup');
+    await p.getByTestId('resend-button').click();
+    // The sign-up's mail went out moments ago: the floor answers with its wait, shown as a countdown.
+    await expect
+      .poll(() => p.getByTestId('resend-status').textContent())
+      .toMatch(/^You can ask for another link in \d+ s\.$/);
+    const first = Number((await p.getByTestId('resend-status').textContent())?.match(/\d+/)?.[0]);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(60);
+    expect(await p.getByTestId('resend-button').isDisabled()).toBe(true);
+    expect(await toast(p, 'Error').count()).toBe(0);
+    await expect
+      .poll(
+        async () => Number((await p.getByTestId('resend-status').textContent())?.match(/\d+/)?.[0] ?? 0),
+        {
+          timeout: 5_000,
+        },
+      )
+      .toBeLessThan(first);
+
+    // Sign-in before confirming: the service's message, and the same offer.
+    const other = await browser.newContext(desktop);
+    const q = await other.newPage();
+    await signInOnPage(q, '/ar', email, PASSWORD);
+    await q.getByTestId('resend').waitFor();
+    expect(await q.getByTestId('resend').textContent()).toContain('لم يتأكد بريدك الإلكتروني بعد');
+    await Promise.all([context.close(), other.close()]);
+  });
+});
+
+describe.each([
+  {
+    locale: 'en',
+    prefix: '',
+    forgot: 'Forgot password?',
+    sent: 'If an account exists for that address, we sent a link to set a new password. Please check your email.',
+    resetHeading: 'Set a new password',
+    updated: 'Password updated',
+    noSession: 'This reset link has expired or was already used',
+    wait: 'You can ask for another link in \\d+ s\\.',
+    invalidCredentials: 'Invalid email or password. Please try again.',
+    welcome: 'Welcome back!',
+  },
+  {
+    locale: 'ar',
+    prefix: '/ar',
+    forgot: 'نسيت كلمة المرور؟',
+    sent: 'إذا كان هناك حساب بهذا البريد، فقد أرسلنا إليه رابطًا لتعيين كلمة مرور جديدة. يرجى مراجعة بريدك الإلكتروني.',
+    resetHeading: 'تعيين كلمة مرور جديدة',
+    updated: 'تم تحديث كلمة المرور',
+    noSession: 'انتهت صلاحية رابط الاستعادة هذا أو سبق استخدامه',
+    wait: 'يمكنك طلب رابط جديد بعد \\d+ ثانية\\.',
+    invalidCredentials: 'البريد الإلكتروني أو كلمة المرور غير صحيحة. يرجى المحاولة مرة أخرى.',
+    welcome: 'مرحبًا بعودتك!',
+  },
+])('forgotten password ($locale)', (t) => {
+  let context: BrowserContext;
+  let page: Page;
+  let email: string;
+  let recoveryLink: string;
+  const newPassword = `${t.locale}-new-Pass-8842`;
+
+  beforeAll(async () => {
+    email = (await forgotAccounts[t.locale]) as string;
+    context = await browser.newContext(desktop);
+    page = await context.newPage();
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('"Forgot password?" leads from sign-in to the recovery form, which answers alike for any address', {
+    timeout: 120_000,
+  }, async () => {
+    await page.goto(`${product.origin}${t.prefix}/auth`);
+    await interactAndHydrate(page);
+    await page.getByRole('link', { name: t.forgot }).click();
+    await page.waitForURL(`${product.origin}${t.prefix}/auth/forgot`);
+    await interactAndHydrate(page);
+    // Spec validation first, with focus on the field to fix.
+    await page.locator('input[name=email]').fill('not-an-email');
+    await page.locator('button[type=submit]').click();
+    await expect.poll(() => page.locator('input[name=email]').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('email');
+    // An unknown address gets the same answer as a real one.
+    await page.locator('input[name=email]').fill(newEmail('nobody'));
+    await page.locator('button[type=submit]').click();
+    await expect.poll(() => page.getByTestId('forgot-status').textContent()).toBe(t.sent);
+    await page.locator('input[name=email]').fill(email);
+    await page.locator('button[type=submit]').click();
+    // Its confirmation mail may be under a minute old: the per-address floor then answers with a
+    // countdown (no error), and the button waits for it.
+    const status = page.getByTestId('forgot-status');
+    await expect
+      .poll(() => status.textContent())
+      .toMatch(new RegExp(`^(${t.sent.replace(/[.?]/g, '\\$&')}|${t.wait})$`));
+    if ((await status.textContent()) !== t.sent) {
+      expect(await page.locator('button[type=submit]').isDisabled()).toBe(true);
+      await page.waitForFunction(
+        () => !document.querySelector('button[type=submit]')?.hasAttribute('disabled'),
+        null,
+        {
+          timeout: 65_000,
+        },
+      );
+      await page.locator('button[type=submit]').click();
+      await expect.poll(() => status.textContent()).toBe(t.sent);
+    }
+    recoveryLink = mailbox.verifyLink(await mailbox.nextOfType(email, 'recovery'), product.origin);
+    // The link lands on this language's set-password page.
+    expect(new URL(recoveryLink).searchParams.get('redirect_to')).toBe(
+      `${product.origin}${t.prefix}/auth/reset`,
+    );
+  });
+
+  it('the link opens "Set a new password"; the new password signs the visitor in at / and the old one is refused', async () => {
+    const log = recordConsole(page);
+    await page.goto(recoveryLink);
+    await page.waitForURL(`${product.origin}${t.prefix}/auth/reset`);
+    await page.locator('input[name=password]').waitFor();
+    expect(await page.locator('h1').textContent()).toBe(t.resetHeading);
+    // No code left in the URL or in the history.
+    expect(page.url()).not.toContain('code=');
+    // Spec limits before any call.
+    await page.locator('input[name=password]').fill('12345');
+    await page.locator('button[type=submit]').click();
+    await expect.poll(() => page.locator('input[name=password]').getAttribute('aria-invalid')).toBe('true');
+    await page.locator('input[name=password]').fill(newPassword);
+    await page.locator('button[type=submit]').click();
+    await page.waitForURL(`${product.origin}${t.prefix}/`);
+    await toast(page, t.updated).waitFor();
+    await page.getByTestId('nav-email').first().waitFor();
+    expect(await page.getByTestId('nav-email').first().textContent()).toBe(email);
+    expect(log.errors).toEqual([]);
+    await page.goBack();
+    expect(page.url()).not.toContain('code=');
+
+    // The old password no longer works; the new one does.
+    const other = await browser.newContext(desktop);
+    const p = await other.newPage();
+    await signInOnPage(p, t.prefix, email, PASSWORD);
+    await toast(p, t.locale === 'en' ? 'Error' : 'خطأ')
+      .filter({ hasText: t.invalidCredentials })
+      .waitFor();
+    await signInOnPage(p, t.prefix, email, newPassword);
+    await p.waitForURL(`${product.origin}${t.prefix}/`);
+    await toast(p, t.welcome).waitFor();
+    await other.close();
+  });
+
+  it('the same link used again lands on the page that says so and offers a fresh link', async () => {
+    const other = await browser.newContext(desktop);
+    const p = await other.newPage();
+    await p.goto(recoveryLink);
+    await p.waitForURL(`${product.origin}${t.prefix}/auth/reset`);
+    await p.getByTestId('reset-no-session').waitFor();
+    expect(await p.getByTestId('reset-no-session').textContent()).toContain(t.noSession);
+    expect(await storedSession(p)).toBeNull();
+    const fresh = p.getByTestId('reset-no-session').locator('a');
+    expect(await fresh.getAttribute('href')).toBe(`${t.prefix}/auth/forgot`);
+    // Typed by hand (no link at all): the same answer.
+    await p.goto(`${product.origin}${t.prefix}/auth/reset`);
+    await p.getByTestId('reset-no-session').waitFor();
+    await other.close();
+  });
+});

@@ -332,3 +332,135 @@ describe.each([
     await other.close();
   });
 });
+
+describe.each([
+  { locale: 'en', prefix: '', invalid: 'That code is wrong or has expired.', welcome: 'Welcome back!' },
+  { locale: 'ar', prefix: '/ar', invalid: 'الرمز غير صحيح أو انتهت صلاحيته.', welcome: 'مرحبًا بعودتك!' },
+])('sign-in with a TOTP factor ($locale)', (t) => {
+  it('asks for the code after the password and counts the visitor signed in only once it is verified', async () => {
+    const email = await confirmedAccount(`totp-${t.locale}`);
+    const sb = node();
+    expect((await sb.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull();
+    const enrolled = await sb.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'Phone' });
+    expect(enrolled.error).toBeNull();
+    const secret = enrolled.data!.totp.secret;
+    const now = () => Math.floor(Date.now() / 1000);
+    const verified = await sb.auth.mfa.challengeAndVerify({
+      factorId: enrolled.data!.id,
+      code: await generate({ secret, epoch: now() }),
+    });
+    expect(verified.error).toBeNull();
+
+    const context = await browser.newContext(desktop);
+    const p = await context.newPage();
+    await signInOnPage(p, t.prefix, email, PASSWORD);
+    await p.getByTestId('mfa-step').waitFor();
+    // Not signed in yet: still on the auth page, no "Welcome back!", and the code field is set up
+    // for one-time codes.
+    const code = p.locator('input[name=code]');
+    expect(
+      await code.evaluate((el: HTMLInputElement) => [el.autocomplete, el.inputMode, el.maxLength]),
+    ).toEqual(['one-time-code', 'numeric', 6]);
+    expect(new URL(p.url()).pathname).toBe(`${t.prefix}/auth`);
+    expect(await toast(p, t.welcome).count()).toBe(0);
+
+    // A wrong code (a valid shape, far from now): a clear message, focus back on the field.
+    await code.fill(await generate({ secret, epoch: now() + 3600 }));
+    await p.locator('button[type=submit]').click();
+    await expect.poll(() => p.getByTestId('mfa-error').textContent()).toContain(t.invalid);
+    expect(await code.getAttribute('aria-invalid')).toBe('true');
+    expect(await p.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('code');
+    expect(new URL(p.url()).pathname).toBe(`${t.prefix}/auth`);
+
+    // The right code (the next time step: the enrolment used the current one): signed in.
+    await code.fill(await generate({ secret, epoch: now() + 30 }));
+    await p.locator('button[type=submit]').click();
+    await p.waitForURL(`${product.origin}${t.prefix}/`);
+    await toast(p, t.welcome).waitFor();
+    await p.getByTestId('nav-email').first().waitFor();
+    const stored = JSON.parse((await storedSession(p)) ?? '{}');
+    const claims = JSON.parse(Buffer.from(stored.access_token.split('.')[1], 'base64url').toString());
+    expect(claims.aal).toBe('aal2');
+    await context.close();
+  });
+});
+
+describe('sign-in with a WebAuthn factor', () => {
+  // WebAuthn needs a domain as relying party id (not an IP address): a product on localhost.
+  let keyed: Product;
+  beforeAll(async () => {
+    keyed = await startProduct({ MAILER_AUTOCONFIRM: 'true' }, undefined, { hostname: 'localhost' });
+  });
+  afterAll(async () => {
+    await keyed?.stop();
+  });
+
+  it('after the password, the security key (Chromium virtual authenticator) completes the sign-in', async () => {
+    const umd = (await import('node:module'))
+      .createRequire(import.meta.url)
+      .resolve('@supabase/supabase-js/dist/umd/supabase.js');
+    const context = await browser.newContext({ ...desktop, bypassCSP: true });
+    const p = await context.newPage();
+    const cdp = await context.newCDPSession(p);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    const email = newEmail('webauthn');
+    // Enrol the key with the client's own helper (a separate, non-persisting client on the page).
+    await p.goto(`${keyed.origin}/`, { waitUntil: 'domcontentloaded' });
+    await p.addScriptTag({ path: umd });
+    const enrolled = await p.evaluate(
+      async ({ anonKey, email, password }) => {
+        // biome-ignore lint/suspicious/noExplicitAny: the UMD global
+        const sb = (window as any).supabase.createClient(location.origin, anonKey, {
+          auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+        });
+        const up = await sb.auth.signUp({ email, password });
+        if (up.error) return up.error.message;
+        // Enrolment step by step, as e2e/webauthn.test.ts does (enroll, challenge, the browser's
+        // create(), verify).
+        const rp = { rpId: location.hostname, rpOrigins: [location.origin] };
+        const en = await sb.auth.mfa.enroll({ factorType: 'webauthn', friendlyName: 'Virtual key' });
+        if (en.error) return en.error.message;
+        const ch = await sb.auth.mfa.challenge({ factorId: en.data.id, webauthn: rp });
+        if (ch.error) return ch.error.message;
+        const created = await navigator.credentials.create({
+          publicKey: ch.data.webauthn.credential_options.publicKey,
+        });
+        const reg = await sb.auth.mfa.verify({
+          factorId: en.data.id,
+          challengeId: ch.data.id,
+          webauthn: { type: 'create', ...rp, credential_response: created },
+        });
+        return reg.error ? reg.error.message : 'ok';
+      },
+      { anonKey: ANON_KEY, email, password: PASSWORD },
+    );
+    expect(enrolled).toBe('ok');
+
+    await p.goto(`${keyed.origin}/auth`);
+    await interactAndHydrate(p);
+    await p.locator('input[name=email]').fill(email);
+    await p.locator('input[name=password]').fill(PASSWORD);
+    await p.locator('button[type=submit]').click();
+    await p.getByTestId('mfa-step').waitFor({ timeout: 15_000 });
+    expect(await p.locator('input[name=code]').count()).toBe(0);
+    expect(new URL(p.url()).pathname).toBe('/auth');
+    const log = recordConsole(p);
+    await p.getByRole('button', { name: 'Use security key' }).click();
+    await p.waitForURL(`${keyed.origin}/`, { timeout: 15_000 }).catch(async (e) => {
+      throw new Error(`${e}\n${await p.getByTestId('mfa-step').textContent()}\n${JSON.stringify(log)}`);
+    });
+    await toast(p, 'Welcome back!').waitFor();
+    await p.getByTestId('nav-email').first().waitFor();
+    await context.close();
+  });
+});

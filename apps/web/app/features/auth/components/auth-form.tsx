@@ -15,6 +15,7 @@ import {
 } from '~/features/auth/lib/credentials-schema.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
 import { type AuthNotice, noticeFromState } from '~/features/auth/lib/notice.ts';
+import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useAuthSession } from '~/hooks/use-auth-session.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
@@ -39,6 +40,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
   const session = useAuthSession({ eager: true });
   const [mode, setMode] = useState<AuthMode>(initialMode);
   const [submitting, setSubmitting] = useState(false);
+  const focus = useFocusRequest(submitting);
   const [errorMessage, setErrorMessage] = useState('');
   const [invalidField, setInvalidField] = useState<CredentialField | undefined>();
   const [notice, setNotice] = useState<AuthNotice | undefined>();
@@ -75,7 +77,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
     setErrorMessage(message);
     setInvalidField(field);
     notifyError(m.auth.errors.title, message);
-    queueMicrotask(() => (field ? fieldOf(field) : document.getElementById(ids.error))?.focus());
+    focus(field === 'email' ? ids.email : field === 'password' ? ids.password : ids.error);
   };
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {

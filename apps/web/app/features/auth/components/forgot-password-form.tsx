@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
@@ -7,6 +7,7 @@ import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx'
 import { isMailRateLimit, useCountdown, withSeconds } from '~/features/auth/lib/countdown.ts';
 import { credentialLimits, fieldError } from '~/features/auth/lib/credentials-schema.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient, takeRetryAfter } from '~/lib/auth-client.ts';
@@ -23,8 +24,8 @@ export function ForgotPasswordForm() {
   const copy = m.account.forgot;
   const hydrated = useHydrated();
   const ids = { email: useId(), error: useId(), status: useId() };
-  const emailRef = useRef<HTMLInputElement>(null);
   const [submitting, setSubmitting] = useState(false);
+  const focus = useFocusRequest(submitting);
   const [error, setError] = useState('');
   const [invalid, setInvalid] = useState(false);
   const [sent, setSent] = useState(false);
@@ -34,7 +35,7 @@ export function ForgotPasswordForm() {
     setError(message);
     setInvalid(field);
     notifyError(m.auth.errors.title, message);
-    queueMicrotask(() => (field ? emailRef.current : document.getElementById(ids.error))?.focus());
+    focus(field ? ids.email : ids.error);
   };
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -68,7 +69,6 @@ export function ForgotPasswordForm() {
         <div className="space-y-2">
           <Label htmlFor={ids.email}>{m.auth.emailLabel}</Label>
           <Input
-            ref={emailRef}
             id={ids.email}
             name="email"
             type="email"

@@ -1,10 +1,11 @@
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { FormMessage } from '~/features/auth/components/auth-card.tsx';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
 import { isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
+import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { notifySuccess } from '~/lib/notify.ts';
@@ -26,7 +27,7 @@ export function MfaStep() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [invalid, setInvalid] = useState(false);
-  const codeRef = useRef<HTMLInputElement>(null);
+  const focus = useFocusRequest(busy);
 
   useEffect(() => {
     let cancelled = false;
@@ -47,7 +48,7 @@ export function MfaStep() {
     setError(message);
     setInvalid(field);
     // Focus the field to correct it, or the message when there is nothing to type.
-    queueMicrotask(() => (field ? codeRef.current : document.getElementById(ids.error))?.focus());
+    focus(field ? ids.code : ids.error);
   };
 
   const verified = () => notifySuccess(m.auth.success.signInTitle, m.auth.success.signInText);
@@ -110,7 +111,6 @@ export function MfaStep() {
           <div className="space-y-2">
             <Label htmlFor={ids.code}>{copy.codeLabel}</Label>
             <Input
-              ref={codeRef}
               id={ids.code}
               name="code"
               dir="ltr"

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Button, buttonVariants } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
@@ -7,6 +7,7 @@ import { paths } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
 import { credentialLimits, fieldError } from '~/features/auth/lib/credentials-schema.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient, takeLandingOutcome } from '~/lib/auth-client.ts';
 import { notifyError, notifySuccess } from '~/lib/notify.ts';
@@ -26,9 +27,9 @@ export function ResetPasswordForm() {
   const navigate = useNavigate();
   const copy = m.account.reset;
   const ids = { password: useId(), hint: useId(), error: useId() };
-  const passwordRef = useRef<HTMLInputElement>(null);
   const [stage, setStage] = useState<Stage>('checking');
   const [submitting, setSubmitting] = useState(false);
+  const focus = useFocusRequest(submitting);
   const [error, setError] = useState('');
   const [invalid, setInvalid] = useState(false);
 
@@ -49,7 +50,7 @@ export function ResetPasswordForm() {
     setError(message);
     setInvalid(field);
     notifyError(m.auth.errors.title, message);
-    queueMicrotask(() => (field ? passwordRef.current : document.getElementById(ids.error))?.focus());
+    focus(field ? ids.password : ids.error);
   };
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -99,7 +100,6 @@ export function ResetPasswordForm() {
           <div className="space-y-2">
             <Label htmlFor={ids.password}>{copy.passwordLabel}</Label>
             <Input
-              ref={passwordRef}
               id={ids.password}
               name="password"
               type="password"

@@ -80,6 +80,11 @@ const envSchema = z.object({
   // 1, 2, 4 … seconds up to RATE_LIMIT_SIGNIN_BACKOFF_MAX; a success or 2 quiet days reset it.
   RATE_LIMIT_SIGNIN_BACKOFF_AFTER: int(0, 1000).default(5),
   RATE_LIMIT_SIGNIN_BACKOFF_MAX: int(1, 86400).default(900),
+  // Failed MFA verifications per factor (any network): this many are free, then each further attempt
+  // waits 1, 2, 4 … seconds up to RATE_LIMIT_MFA_BACKOFF_MAX; the owner is mailed once per streak, and
+  // a success or 2 quiet days reset it. 0 turns the back-off off. (GoTrue leaves this to a hook.)
+  RATE_LIMIT_MFA_BACKOFF_AFTER: int(0, 1000).default(5),
+  RATE_LIMIT_MFA_BACKOFF_MAX: int(1, 86400).default(3600),
   // Outgoing mail: per address (per RATE_LIMIT_EMAIL_WINDOW), a floor between two messages to one
   // address, and a global quota per hour. Counted alike for existing and unknown addresses.
   RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(10),
@@ -93,6 +98,9 @@ const envSchema = z.object({
   WEBAUTHN_RP_DISPLAY_NAME: z.string().default('Namaa'),
   MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10),
   MFA_CHALLENGE_EXPIRY: int(10, 3600).default(300),
+  // An unverified factor (an enrolment in progress) lives this long after its creation or last
+  // challenge; then it is refused and swept (GoTrue's MFA_FACTOR_EXPIRY_DURATION, 300 s).
+  MFA_FACTOR_EXPIRY: int(1, 86400).default(300),
   MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300),
   MFA_PHONE_MAX_FREQUENCY: int(0, 3600).default(60),
   // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
@@ -144,6 +152,8 @@ export type Config = {
     rpName: string;
     maxEnrolledFactors: number;
     challengeExpiry: number;
+    /** Seconds an unverified factor lives after its creation or last challenge. */
+    factorExpiry: number;
     phoneOtpExpiry: number;
     /** Seconds between two SMS codes for one phone factor. */
     phoneMaxFrequency: number;
@@ -167,6 +177,8 @@ export type Config = {
     mfaPerIp: number;
     signinBackoffAfter: number;
     signinBackoffMax: number;
+    mfaBackoffAfter: number;
+    mfaBackoffMax: number;
     emailFloor: number;
     emailSentPerHour: number;
     smsSentPerHour: number;
@@ -278,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rpName: e.WEBAUTHN_RP_DISPLAY_NAME,
       maxEnrolledFactors: e.MFA_MAX_ENROLLED_FACTORS,
       challengeExpiry: e.MFA_CHALLENGE_EXPIRY,
+      factorExpiry: e.MFA_FACTOR_EXPIRY,
       phoneOtpExpiry: e.MFA_PHONE_OTP_EXPIRY,
       phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,
       smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
@@ -299,6 +312,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mfaPerIp: e.RATE_LIMIT_MFA_PER_IP,
       signinBackoffAfter: e.RATE_LIMIT_SIGNIN_BACKOFF_AFTER,
       signinBackoffMax: e.RATE_LIMIT_SIGNIN_BACKOFF_MAX,
+      mfaBackoffAfter: e.RATE_LIMIT_MFA_BACKOFF_AFTER,
+      mfaBackoffMax: e.RATE_LIMIT_MFA_BACKOFF_MAX,
       emailFloor: e.RATE_LIMIT_EMAIL_FLOOR,
       emailSentPerHour: e.RATE_LIMIT_EMAIL_SENT,
       smsSentPerHour: e.RATE_LIMIT_SMS_SENT,

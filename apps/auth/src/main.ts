@@ -14,6 +14,7 @@ import { deleteOldMail } from './db/outbox.repo.ts';
 import { deleteOldCounters } from './db/rate-limits.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
+import { sweepExpiredFactors } from './features/mfa/factors.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 export type StartOptions = {
@@ -121,6 +122,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     deleteOldMail(database.db, new Date(clock().getTime() - 7 * 86400_000)).catch(() => {});
   }, 600_000);
   sweeper.unref();
+  // Abandoned MFA enrolments go soon after MFA_FACTOR_EXPIRY (they are refused from that moment on;
+  // the sweep keeps them from piling up and from being listed in GET /user).
+  const factorSweepMs = Math.min(600, Math.max(30, config.mfa.factorExpiry)) * 1000;
+  const factorSweeper = setInterval(() => {
+    sweepExpiredFactors(deps).catch((err) =>
+      logger.warn({ err: (err as Error).message }, 'expired factor sweep failed'),
+    );
+  }, factorSweepMs);
+  factorSweeper.unref();
   // Picks up keys rotated by `npm run keys:rotate` (another process) without a restart; a token
   // naming an unknown kid also triggers a (rate-limited) reload at once.
   const keyReloader = setInterval(() => {
@@ -136,6 +146,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     close(options = {}) {
       closing ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(factorSweeper);
         clearInterval(keyReloader);
         const conns = server as unknown as { closeAllConnections?(): void; closeIdleConnections?(): void };
         await new Promise<void>((resolve) => {

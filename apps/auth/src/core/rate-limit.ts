@@ -1,5 +1,11 @@
 import { isIPv6 } from 'node:net';
-import { backoffWait, clearBackoff, hitCounters, signinGate } from '../db/rate-limits.repo.ts';
+import {
+  backoffWait,
+  clearBackoff,
+  hitCounters,
+  reserveBackoff,
+  signinGate,
+} from '../db/rate-limits.repo.ts';
 import type { UserRow } from '../db/users.repo.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
 import type { Deps } from './deps.ts';
@@ -195,6 +201,28 @@ export async function enforceSigninLimits(
       await backoffWait(deps.db, backoffKey, now, rl.signinBackoffAfter, rl.signinBackoffMax),
     );
   return { backoffKey: backoffKey ?? undefined, knownKey: knownKey ?? undefined, user: gate.user };
+}
+
+/** The back-off key of one MFA factor's verifications. */
+export function mfaBackoffKey(factorId: string): string {
+  return `backoff:mfa:${factorId}`;
+}
+
+/**
+ * Per-factor back-off of MFA verifications (RATE_LIMIT_MFA_BACKOFF_AFTER / _MAX): reserves this
+ * attempt, counted as a failure until a success clears the key, and throws 429 with Retry-After while
+ * the factor waits out its back-off. Keyed by the factor alone, not the network: whoever guesses
+ * already holds the password, and spreading guesses over addresses must not multiply them. Returns
+ * the streak length including this attempt (undefined when the back-off is off).
+ */
+export async function reserveFactorAttempt(deps: Deps, factorId: string): Promise<number | undefined> {
+  const { mfaBackoffAfter: free, mfaBackoffMax: max } = deps.config.rateLimits;
+  if (free <= 0) return undefined;
+  const key = mfaBackoffKey(factorId);
+  const now = deps.clock();
+  const streak = await reserveBackoff(deps.db, key, now, free, max);
+  if (streak === undefined) throw tooMany(deps, key, await backoffWait(deps.db, key, now, free, max));
+  return streak;
 }
 
 export { clearBackoff };

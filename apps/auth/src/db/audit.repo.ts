@@ -18,6 +18,7 @@ export type AuditAction =
   | 'email_changed'
   | 'factor_enrolled'
   | 'factor_verified'
+  | 'factor_verification_failed'
   | 'factor_unenrolled';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from './client.ts';
 import { type AmrEntry, mfaChallenges, mfaFactors, refreshTokens, sessions } from './schema.ts';
 import type { SessionRow } from './sessions.repo.ts';
@@ -20,18 +20,27 @@ export async function findUserFactor(db: DbOrTx, userId: string, id: string): Pr
   return row;
 }
 
-/** Abandoned enrolments: unverified factors older than `before` with no challenge (GoTrue's cleanup). */
-export async function deleteStaleUnverifiedFactors(db: DbOrTx, userId: string, before: Date): Promise<void> {
-  await db
+/**
+ * Abandoned enrolments: unverified factors whose last activity (creation or last challenge) is older
+ * than `before`, of one user or (the periodic sweep) of everyone. Their challenges and used codes go
+ * with them (ON DELETE CASCADE). Returns how many went.
+ */
+export async function deleteExpiredUnverifiedFactors(
+  db: DbOrTx,
+  before: Date,
+  userId?: string,
+): Promise<number> {
+  const rows = await db
     .delete(mfaFactors)
     .where(
       and(
-        eq(mfaFactors.userId, userId),
+        ...(userId ? [eq(mfaFactors.userId, userId)] : []),
         eq(mfaFactors.status, 'unverified'),
-        lt(mfaFactors.createdAt, before),
-        sql`not exists (select 1 from mfa_challenges c where c.factor_id = ${mfaFactors.id})`,
+        sql`coalesce(${mfaFactors.lastChallengedAt}, ${mfaFactors.createdAt}) < ${before.toISOString()}::timestamptz`,
       ),
-    );
+    )
+    .returning({ id: mfaFactors.id });
+  return rows.length;
 }
 
 /** Inserts a factor; a duplicate friendly name raises a unique violation (23505). */

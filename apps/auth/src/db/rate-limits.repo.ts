@@ -135,6 +135,32 @@ export async function signinGate(
   };
 }
 
+/**
+ * Reserves one attempt on a back-off key on its own (the same upsert as the sign-in gate's
+ * `reserved` step): counted as a failure until clearBackoff forgets it. Returns the streak length
+ * including this attempt, or undefined when the key is still waiting out its back-off.
+ */
+export async function reserveBackoff(
+  db: DbOrTx,
+  key: string,
+  now: Date,
+  freeAttempts: number,
+  maxDelaySec: number,
+): Promise<number | undefined> {
+  const [row] = await queryRows<{ count: number }>(
+    db,
+    sql`insert into rate_limit_counters as c (key, window_start, count, last_hit_at)
+      values (${key}, timestamptz 'epoch', 1, ${now.toISOString()}::timestamptz)
+      on conflict (key, window_start) do update set count = c.count + 1,
+        last_hit_at = ${now.toISOString()}::timestamptz
+        where c.count < ${freeAttempts}::int or c.last_hit_at is null
+          or c.last_hit_at + least(power(2, least(c.count - ${freeAttempts}::int, 30)), ${maxDelaySec}::int)
+            * interval '1 second' <= ${now.toISOString()}::timestamptz
+      returning count`,
+  );
+  return row ? Number(row.count) : undefined;
+}
+
 /** The seconds a refused back-off reservation must wait (read on the rare refused path only). */
 export async function backoffWait(db: Db, key: string, now: Date, freeAttempts: number, maxDelaySec: number) {
   const [row] = await queryRows<{ count: number; last_hit_at: string | Date | null }>(

@@ -84,3 +84,27 @@ ${link ? `<p><a href="${escapeHtml(link)}">${escapeHtml(c.action)}</a></p>\n` : 
 </body></html>`;
   return { subject: c.subject, text, html };
 }
+
+/** Security notices: mail that tells the owner something happened, with no link or code in it. */
+export type NoticeKind = 'mfa_verification_failures';
+
+export function renderNotice(kind: NoticeKind, ctx: { failures: number }): RenderedMail {
+  const notices: Record<NoticeKind, { subject: string; lines: string[] }> = {
+    mfa_verification_failures: {
+      subject: 'Failed sign-in attempts on your Namaa account',
+      lines: [
+        `Someone entered a wrong two-factor code for your Namaa account ${ctx.failures} times in a row.`,
+        'Your second factor stopped them, and further attempts are now slowed down.',
+        'A two-factor code is asked for only after the right password: if this was not you, change your password now.',
+      ],
+    },
+  };
+  const n = notices[kind];
+  return {
+    subject: n.subject,
+    text: n.lines.join('\n\n'),
+    html: `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
+${n.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+</body></html>`,
+  };
+}

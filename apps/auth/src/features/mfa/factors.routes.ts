@@ -72,14 +72,20 @@ export function factorRoutes(deps: Deps) {
     summary: 'Start a challenge (phone: sends a code; webauthn: credential options)',
     auth: true,
     body: challengeBody,
-    responses: { 200: 'Challenge {id, type, expires_at}', 404: 'mfa_factor_not_found' },
+    responses: {
+      200: 'Challenge {id, type, expires_at}',
+      403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
+      404: 'mfa_factor_not_found',
+      429: 'over_request_rate_limit',
+    },
   });
   r.post('/factors/:factorId/challenge', async (c) => {
     const body = parseBody(c, challengeBody);
-    const { user } = c.get('auth');
+    const { user, session } = c.get('auth');
     const result = await createChallenge(
       deps,
       user,
+      session,
       c.req.param('factorId'),
       { channel: body.channel ?? undefined },
       c.get('meta'),
@@ -94,7 +100,9 @@ export function factorRoutes(deps: Deps) {
     body: verifyBody,
     responses: {
       200: 'Session (aal2)',
+      403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
       422: 'mfa_verification_failed / mfa_challenge_expired / mfa_ip_address_mismatch',
+      429: 'over_request_rate_limit (the factor is backing off after repeated failures)',
     },
   });
   r.post('/factors/:factorId/verify', async (c) => {
@@ -120,7 +128,7 @@ export function factorRoutes(deps: Deps) {
   documentRoute(r, {
     method: 'delete',
     path: '/factors/{factorId}',
-    summary: 'Unenroll a factor (a verified one needs an aal2 session)',
+    summary: 'Unenroll a factor (with a verified factor present, needs an aal2 session)',
     auth: true,
     responses: { 200: '{id}', 422: 'insufficient_aal' },
   });

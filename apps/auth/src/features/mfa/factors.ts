@@ -4,8 +4,8 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
 import {
+  deleteExpiredUnverifiedFactors,
   deleteFactor,
-  deleteStaleUnverifiedFactors,
   downgradeSessionsOfFactor,
   findUserFactor,
   insertFactor,
@@ -27,9 +27,6 @@ export const AMR_METHOD: Record<string, string> = {
 };
 export const MFA_AMR_METHODS = Object.values(AMR_METHOD);
 
-/** Unverified factors nobody challenged within this time are swept at the next enrolment. */
-const FACTOR_EXPIRY_SEC = 300;
-
 export const E164 = /^\+[1-9]\d{7,14}$/;
 
 export function hasVerifiedFactor(factors: FactorRow[]): boolean {
@@ -42,11 +39,53 @@ export function assertFactorId(id: string): void {
     throw new AuthError('validation_failed', 'factor_id must be an UUID', { status: 404 });
 }
 
+/** The oldest last activity (creation or last challenge) an unverified factor may have now. */
+function enrolmentCutoff(deps: Deps, now: Date): Date {
+  return new Date(now.getTime() - deps.config.mfa.factorExpiry * 1000);
+}
+
+/**
+ * An enrolment left unfinished for MFA_FACTOR_EXPIRY (after its creation or last challenge) is over:
+ * the factor is refused as not found (and deleted) at once, not only when the sweep gets to it.
+ */
+export function isExpiredEnrolment(deps: Deps, factor: FactorRow, now: Date): boolean {
+  if (factor.status === 'verified') return false;
+  return (factor.lastChallengedAt ?? factor.createdAt) < enrolmentCutoff(deps, now);
+}
+
 export async function requireFactor(deps: Deps, user: UserRow, id: string): Promise<FactorRow> {
   assertFactorId(id);
   const factor = await findUserFactor(deps.db, user.id, id.toLowerCase());
   if (!factor) throw new AuthError('mfa_factor_not_found');
+  const now = deps.clock();
+  if (isExpiredEnrolment(deps, factor, now)) {
+    // Only what is still an expired enrolment goes (never a factor verified meanwhile).
+    await deleteExpiredUnverifiedFactors(deps.db, enrolmentCutoff(deps, now), user.id);
+    throw new AuthError('mfa_factor_not_found');
+  }
   return factor;
+}
+
+/**
+ * The periodic sweep (main.ts): deletes every expired enrolment. Without it an abandoned unverified
+ * factor stayed until its owner's next enrolment, listed in GET /user for anyone holding a session.
+ */
+export async function sweepExpiredFactors(deps: Deps): Promise<number> {
+  return deleteExpiredUnverifiedFactors(deps.db, enrolmentCutoff(deps, deps.clock()));
+}
+
+/**
+ * Who may challenge or verify a factor. Proving a verified factor is the second step of every
+ * MFA sign-in, so an aal1 session may do it. Verifying an *unverified* factor also yields aal2, so
+ * while the user has any verified factor only an aal2 session may do that: otherwise a password
+ * alone would reach aal2 through an enrolment the owner abandoned (answering a WebAuthn factor's
+ * creation options with the attacker's own key), or through a TOTP secret that leaked from one.
+ * 403 like GoTrue's enrolment rule, which this completes.
+ */
+export function assertMayProve(factor: FactorRow, factors: FactorRow[], session: SessionRow): void {
+  if (factor.status === 'verified' || session.aal === 'aal2') return;
+  if (hasVerifiedFactor(factors))
+    throw new AuthError('insufficient_aal', 'AAL2 required to verify a new factor', { status: 403 });
 }
 
 export type EnrollInput = {
@@ -82,7 +121,7 @@ export async function enrollFactor(
   const friendlyName = (input.friendlyName ?? '').trim();
   const now = deps.clock();
 
-  await deleteStaleUnverifiedFactors(deps.db, user.id, new Date(now.getTime() - FACTOR_EXPIRY_SEC * 1000));
+  await deleteExpiredUnverifiedFactors(deps.db, enrolmentCutoff(deps, now), user.id);
   const factors = await listFactors(deps.db, user.id);
   const verified = factors.filter((f) => f.status === 'verified');
   // With MFA on, only an aal2 session may add a factor (otherwise a stolen password adds its own).
@@ -132,7 +171,12 @@ export async function enrollFactor(
   return { id: factor.id, type: 'webauthn', friendly_name: friendlyName };
 }
 
-/** DELETE /factors/{id}: a verified factor needs an aal2 session (422 insufficient_aal otherwise). */
+/**
+ * DELETE /factors/{id}: while the user has a verified factor, unenrolling anything needs an aal2
+ * session (422 insufficient_aal, GoTrue's status for this rule). GoTrue asks aal2 only for a verified
+ * factor; we ask it for an unverified one too, so an aal1 session cannot clear away the owner's
+ * pending enrolments (or make room under MFA_MAX_ENROLLED_FACTORS) either.
+ */
 export async function unenrollFactor(
   deps: Deps,
   user: UserRow,
@@ -141,8 +185,14 @@ export async function unenrollFactor(
   meta: RequestMeta,
 ): Promise<{ id: string }> {
   const factor = await requireFactor(deps, user, id);
-  if (factor.status === 'verified' && session.aal !== 'aal2')
-    throw new AuthError('insufficient_aal', 'AAL2 required to unenroll verified factor', { status: 422 });
+  if (session.aal !== 'aal2') {
+    if (factor.status === 'verified')
+      throw new AuthError('insufficient_aal', 'AAL2 required to unenroll verified factor', { status: 422 });
+    if (hasVerifiedFactor(await listFactors(deps.db, user.id)))
+      throw new AuthError('insufficient_aal', 'AAL2 required to unenroll a factor while MFA is enabled', {
+        status: 422,
+      });
+  }
   const now = deps.clock();
   await deps.db.transaction(async (tx) => {
     if (!(await deleteFactor(tx, factor.id))) throw new AuthError('mfa_factor_not_found');

@@ -2,7 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { type SessionResponse, sessionResponse } from '../../core/issue-session.ts';
-import { enforceRateLimits, ipBucket, smsQuota } from '../../core/rate-limit.ts';
+import { renderNotice } from '../../core/mail/templates.ts';
+import {
+  clearBackoff,
+  enforceRateLimits,
+  ipBucket,
+  mfaBackoffKey,
+  reserveFactorAttempt,
+  smsQuota,
+} from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -19,10 +27,11 @@ import {
   updateFactor,
   upgradeSession,
 } from '../../db/mfa.repo.ts';
+import { enqueueMail } from '../../db/outbox.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
-import { loadUserRelations, type UserRow } from '../../db/users.repo.ts';
+import { type FactorRow, loadUserRelations, type UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { AMR_METHOD, requireFactor } from './factors.ts';
+import { AMR_METHOD, assertMayProve, requireFactor } from './factors.ts';
 import { checkTotp, TOTP_PERIOD } from './totp.ts';
 import { type StoredCredential, verifyWebauthn, type WebauthnSession, webauthnOptions } from './webauthn.ts';
 
@@ -44,14 +53,48 @@ async function limitAttempts(deps: Deps, kind: string, factorId: string, meta: R
   );
 }
 
+/**
+ * A failed verification: an audit row, and once per streak (the failure that starts the back-off) a
+ * notice to the owner, who learns that someone holding their password is guessing the second factor.
+ */
+async function recordFailure(
+  deps: Deps,
+  user: UserRow,
+  factor: FactorRow,
+  streak: number | undefined,
+  meta: RequestMeta,
+): Promise<void> {
+  const notify = streak !== undefined && streak === deps.config.rateLimits.mfaBackoffAfter && !!user.email;
+  await deps.db.transaction(async (tx) => {
+    await audit(tx, 'factor_verification_failed', user.id, meta.ip, {
+      factor_id: factor.id,
+      type: factor.factorType,
+      ...(streak !== undefined ? { failures: streak } : {}),
+    });
+    if (notify) {
+      const mail = renderNotice('mfa_verification_failures', { failures: streak });
+      await enqueueMail(tx, {
+        userId: user.id,
+        kind: 'mfa_verification_failures',
+        to: user.email as string,
+        ...mail,
+      });
+    }
+  });
+  if (notify) deps.mail.kick();
+}
+
 export async function createChallenge(
   deps: Deps,
   user: UserRow,
+  session: SessionRow,
   factorId: string,
   input: { channel?: string | undefined },
   meta: RequestMeta,
 ): Promise<Record<string, unknown>> {
   const factor = await requireFactor(deps, user, factorId);
+  const factors = await listFactors(deps.db, user.id);
+  assertMayProve(factor, factors, session);
   await limitAttempts(deps, 'challenge', factor.id, meta);
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + deps.config.mfa.challengeExpiry * 1000);
@@ -109,7 +152,7 @@ export async function createChallenge(
   }
 
   if (factor.factorType === 'webauthn') {
-    const others = (await listFactors(deps.db, user.id)).filter(
+    const others = factors.filter(
       (f) => f.factorType === 'webauthn' && f.status === 'verified' && f.id !== factor.id,
     );
     const { session, publicKey } = await webauthnOptions(deps.config, user, factor, others);
@@ -155,6 +198,8 @@ export async function verifyFactor(
   meta: RequestMeta,
 ): Promise<SessionResponse> {
   const factor = await requireFactor(deps, user, factorId);
+  // Checked again at verify: the challenge may predate the user's first verified factor.
+  assertMayProve(factor, await listFactors(deps.db, user.id), session);
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.challengeId))
     throw new AuthError('validation_failed', 'challenge_id must be an UUID');
   await limitAttempts(deps, 'verify', factor.id, meta);
@@ -171,26 +216,34 @@ export async function verifyFactor(
     throw new AuthError('mfa_challenge_expired');
   }
 
+  // Counted before the check, so parallel guesses cannot all slip through one free slot.
+  const streak = await reserveFactorAttempt(deps, factor.id);
   let totpStep: number | undefined;
   let credential: { credential: StoredCredential; aaguid: string | undefined } | undefined;
-  if (factor.factorType === 'totp') {
-    totpStep = await checkTotp(
-      factor.secret ?? '',
-      String(input.code ?? ''),
-      Math.floor(now.getTime() / 1000),
-    );
-    if (totpStep === undefined) throw new AuthError('mfa_verification_failed', 'Invalid TOTP code entered');
-  } else if (factor.factorType === 'phone') {
-    const code = String(input.code ?? '');
-    const ok =
-      /^\d{6}$/.test(code) &&
-      challenge.otpCodeHash !== null &&
-      safeEqual(phoneCodeHash(deps, challenge.id, code), challenge.otpCodeHash);
-    if (!ok) throw new AuthError('mfa_verification_failed', 'Invalid MFA Phone code entered');
-  } else {
-    const ws = challenge.webauthnSessionData as WebauthnSession | null;
-    if (!ws) throw new AuthError('mfa_verification_failed', 'Not a WebAuthn challenge');
-    credential = await verifyWebauthn(deps.config, factor, ws, input.webauthn?.credential_response);
+  try {
+    if (factor.factorType === 'totp') {
+      totpStep = await checkTotp(
+        factor.secret ?? '',
+        String(input.code ?? ''),
+        Math.floor(now.getTime() / 1000),
+      );
+      if (totpStep === undefined) throw new AuthError('mfa_verification_failed', 'Invalid TOTP code entered');
+    } else if (factor.factorType === 'phone') {
+      const code = String(input.code ?? '');
+      const ok =
+        /^\d{6}$/.test(code) &&
+        challenge.otpCodeHash !== null &&
+        safeEqual(phoneCodeHash(deps, challenge.id, code), challenge.otpCodeHash);
+      if (!ok) throw new AuthError('mfa_verification_failed', 'Invalid MFA Phone code entered');
+    } else {
+      const ws = challenge.webauthnSessionData as WebauthnSession | null;
+      if (!ws) throw new AuthError('mfa_verification_failed', 'Not a WebAuthn challenge');
+      credential = await verifyWebauthn(deps.config, factor, ws, input.webauthn?.credential_response);
+    }
+  } catch (err) {
+    if (err instanceof AuthError && err.code === 'mfa_verification_failed')
+      await recordFailure(deps, user, factor, streak, meta);
+    throw err;
   }
 
   const refreshToken = randomToken(32);
@@ -207,6 +260,7 @@ export async function verifyFactor(
         throw new AuthError('mfa_verification_failed', 'Invalid TOTP code entered');
       await pruneUsedTotpSteps(tx, factor.id, Math.floor(now.getTime() / 1000 / TOTP_PERIOD) - 2);
     }
+    if (streak !== undefined) await clearBackoff(tx, mfaBackoffKey(factor.id));
     const patch: Parameters<typeof updateFactor>[2] = { updatedAt: now };
     if (factor.status !== 'verified') patch.status = 'verified';
     if (credential) {

@@ -464,3 +464,92 @@ describe('sign-in with a WebAuthn factor', () => {
     await context.close();
   });
 });
+
+describe('accessibility and prerendering of the account pages', () => {
+  it('prerenders the recovery pages in both languages, with no script before interaction on the form', async () => {
+    for (const [path, heading] of [
+      ['/auth/forgot', 'Reset your password'],
+      ['/ar/auth/forgot', 'استعادة كلمة المرور'],
+      ['/auth/reset', 'Set a new password'],
+      ['/ar/auth/reset', 'تعيين كلمة مرور جديدة'],
+    ] as const) {
+      const response = await fetch(`${product.origin}${path}`);
+      expect(response.status).toBe(200);
+      const html = await response.text();
+      expect(html).toContain(`>${heading}</h1>`);
+      expect(html).toContain(
+        path.startsWith('/ar') ? '<html lang="ar" dir="rtl">' : '<html lang="en" dir="ltr">',
+      );
+    }
+    // The forgot form starts its framework at the first interaction; a visitor who only reads loads none.
+    const context = await browser.newContext(desktop);
+    const p = await context.newPage();
+    const scripts: string[] = [];
+    p.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(r.url());
+    });
+    await p.goto(`${product.origin}/auth/forgot`, { waitUntil: 'load' });
+    await p.waitForTimeout(500);
+    expect(scripts).toEqual([]);
+    await context.close();
+  });
+
+  it('renders the skip link first, keeps the mobile menu in the navigation landmark, and moves focus sensibly after sign-out', async () => {
+    const email = await confirmedAccount('focus');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await context.newPage();
+    await p.goto(`${product.origin}/`);
+    await p.keyboard.press('Tab');
+    expect(
+      await p.evaluate(() => [
+        document.activeElement?.textContent,
+        document.activeElement?.getAttribute('href'),
+      ]),
+    ).toEqual(['Skip to content', '#main']);
+    expect(await p.locator('nav[aria-label="Main"] #site-menu').count()).toBe(1);
+    await signInOnPage(p, '', email, PASSWORD);
+    await p.waitForURL(`${product.origin}/`);
+    await p.getByRole('button', { name: 'Sign Out' }).first().focus();
+    await p.keyboard.press('Enter');
+    await p.getByTestId('nav-signin-bar').waitFor();
+    await expect
+      .poll(() => p.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('nav-signin-bar');
+    await context.close();
+  });
+
+  it('marks the invalid field and focuses it after a failed submit; passes internationalised addresses to the service', async () => {
+    const context = await browser.newContext(desktop);
+    const p = await context.newPage();
+    await p.goto(`${product.origin}/auth`);
+    await interactAndHydrate(p);
+    const email = p.locator('input[name=email]');
+    const password = p.locator('input[name=password]');
+    await email.fill('user@example.com');
+    await password.fill('123');
+    await p.locator('button[type=submit]').click();
+    await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await password.getAttribute('aria-describedby')) ?? '';
+    expect(await p.locator(`[id="${describedBy}"]`).textContent()).toBe(
+      'Password must be at least 6 characters',
+    );
+    expect(await p.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('password');
+    expect(await email.getAttribute('aria-invalid')).toBeNull();
+
+    // The form lets an internationalised address through; this service (ASCII-only, as GoTrue)
+    // then answers with its own message, and the form does not refuse it first.
+    const calls: string[] = [];
+    p.on('request', (r) => {
+      if (r.url().includes('/auth/v1/token')) calls.push(r.url());
+    });
+    await email.fill('مستخدم@مثال.السعودية');
+    await password.fill(PASSWORD);
+    await p.locator('button[type=submit]').click();
+    await expect.poll(() => calls.length).toBe(1);
+    await expect.poll(() => p.getByTestId('auth-error').textContent()).not.toBe('');
+    expect(await p.getByTestId('auth-error').textContent()).not.toBe('Invalid email address');
+    // A service error is not a field's: focus goes to the error summary.
+    expect(await p.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('auth-error');
+    await context.close();
+  });
+});

@@ -553,3 +553,48 @@ describe('accessibility and prerendering of the account pages', () => {
     await context.close();
   });
 });
+
+describe('an expired recovery link', () => {
+  // The shortest link lifetime the service allows (MAILER_OTP_EXP ≥ 60 s): the test waits it out.
+  let shortLived: Product;
+  beforeAll(async () => {
+    shortLived = await startProduct({
+      SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`,
+      MAILER_AUTOCONFIRM: 'true',
+      MAILER_OTP_EXP: '60',
+    });
+  });
+  afterAll(async () => {
+    await shortLived?.stop();
+  });
+
+  it('opened after its lifetime in the browser that asked for it, says so and offers a fresh link', {
+    timeout: 150_000,
+  }, async () => {
+    const email = newEmail('expired');
+    const sb = createClient(shortLived.origin, ANON_KEY, {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    });
+    expect((await sb.auth.signUp({ email, password: PASSWORD })).error).toBeNull();
+    const context = await browser.newContext(desktop);
+    const p = await context.newPage();
+    await p.goto(`${shortLived.origin}/ar/auth/forgot`);
+    await interactAndHydrate(p);
+    await p.locator('input[name=email]').fill(email);
+    await p.locator('button[type=submit]').click();
+    await p.getByTestId('forgot-status').filter({ hasText: 'إذا كان هناك حساب' }).waitFor();
+    const link = mailbox.verifyLink(await mailbox.nextOfType(email, 'recovery'), shortLived.origin);
+    await new Promise((resolve) => setTimeout(resolve, 62_000));
+    await p.goto(link);
+    await p.waitForURL(`${shortLived.origin}/ar/auth/reset`);
+    await p.getByTestId('reset-no-session').waitFor();
+    expect(await p.getByTestId('reset-no-session').textContent()).toContain(
+      'انتهت صلاحية رابط الاستعادة هذا',
+    );
+    expect(p.url()).not.toMatch(/error|code=/);
+    expect(await storedSession(p)).toBeNull();
+    await p.getByRole('link', { name: 'أرسل لي رابطًا جديدًا' }).click();
+    await p.waitForURL(`${shortLived.origin}/ar/auth/forgot`);
+    await context.close();
+  });
+});

@@ -11,7 +11,8 @@ import { startProduct } from '../e2e/support/product.ts';
 // An email link opened where it cannot sign in (a code without this browser's verifier), and one
 // that failed: both land on the auth page with a notice.
 const elsewhere = '?code=opened-in-another-browser';
-const expired = '#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired';
+const expired =
+  '#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired';
 const pages = [
   ['home', '/'],
   ['auth', '/auth'],

@@ -3,24 +3,26 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Deps } from './core/deps.ts';
 import type { AppEnv } from './core/http/context.ts';
-import { jsonBody, requestContext, requireApiKey } from './core/http/middleware.ts';
+import { type Endpoint, mountEndpoint } from './core/http/define-endpoint.ts';
+import { guardChains } from './core/http/guards.ts';
+import { requestContext } from './core/http/middleware.ts';
 import { securityHeaders } from './core/http/security-headers.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
-import { recoverRoutes } from './features/email-links/recover.routes.ts';
-import { resendRoutes } from './features/email-links/resend.routes.ts';
-import { verifyRoutes } from './features/email-links/verify.routes.ts';
-import { jwksRoutes } from './features/keys/jwks.routes.ts';
-import { factorRoutes } from './features/mfa/factors.routes.ts';
-import { devMailboxRoutes } from './features/ops/dev-mailbox.routes.ts';
-import { healthRoutes, SERVICE_VERSION } from './features/ops/health.routes.ts';
-import { settingsRoutes } from './features/ops/settings.routes.ts';
-import { logoutRoutes } from './features/session/logout.routes.ts';
-import { tokenRoutes } from './features/session/token.routes.ts';
-import { signupRoutes } from './features/signup/signup.routes.ts';
-import { reauthenticateRoutes } from './features/user/reauthenticate.routes.ts';
-import { userRoutes } from './features/user/user.routes.ts';
+import { recoverEndpoints } from './features/email-links/recover.routes.ts';
+import { resendEndpoints } from './features/email-links/resend.routes.ts';
+import { verifyEndpoints } from './features/email-links/verify.routes.ts';
+import { jwksEndpoints } from './features/keys/jwks.routes.ts';
+import { factorEndpoints } from './features/mfa/factors.routes.ts';
+import { devMailboxEndpoints } from './features/ops/dev-mailbox.routes.ts';
+import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.ts';
+import { settingsEndpoints } from './features/ops/settings.routes.ts';
+import { logoutEndpoints } from './features/session/logout.routes.ts';
+import { tokenEndpoints } from './features/session/token.routes.ts';
+import { signupEndpoints } from './features/signup/signup.routes.ts';
+import { reauthenticateEndpoints } from './features/user/reauthenticate.routes.ts';
+import { userEndpoints } from './features/user/user.routes.ts';
 import { createSiteApp, type SiteOptions } from './site/site-app.ts';
 
 export type HttpAppOptions = { site?: Omit<SiteOptions, 'logger'> | undefined };
@@ -54,6 +56,25 @@ function handleError(deps: Deps) {
   };
 }
 
+/** Every endpoint of the API, each declared once in its feature (define-endpoint.ts). */
+export function apiEndpoints(deps: Deps): Endpoint[] {
+  return [
+    ...healthEndpoints(deps),
+    ...settingsEndpoints(deps),
+    ...jwksEndpoints(deps),
+    ...signupEndpoints(deps),
+    ...tokenEndpoints(deps),
+    ...verifyEndpoints(deps),
+    ...userEndpoints(deps),
+    ...reauthenticateEndpoints(deps),
+    ...logoutEndpoints(deps),
+    ...recoverEndpoints(deps),
+    ...resendEndpoints(deps),
+    ...factorEndpoints(deps),
+    ...devMailboxEndpoints(deps),
+  ];
+}
+
 /** The auth API under /auth/v1 (GoTrue wire format). */
 export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>();
@@ -62,53 +83,47 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   api.use(
     '*',
     cors({
-      // Any origin may call the API: credentials are bearer tokens, never cookies.
+      // Any origin may call the API: credentials are bearer tokens, never cookies. CORS answers every
+      // preflight (OPTIONS) itself, before any guard.
       origin: '*',
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       exposeHeaders: [API_VERSION_HEADER, 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id'],
       maxAge: 600,
     }),
   );
-  api.use('*', requireApiKey(deps.config));
-  api.use('*', jsonBody());
   api.use('*', async (c, next) => {
     await next();
     if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
   });
-  for (const routes of [
-    healthRoutes(deps),
-    settingsRoutes(deps),
-    jwksRoutes(deps),
-    signupRoutes(deps),
-    tokenRoutes(deps),
-    verifyRoutes(deps),
-    userRoutes(deps),
-    reauthenticateRoutes(deps),
-    logoutRoutes(deps),
-    recoverRoutes(deps),
-    resendRoutes(deps),
-    factorRoutes(deps),
-    devMailboxRoutes(deps),
-  ])
-    api.route('/', routes);
+  // Each endpoint runs behind its access level's guards (public, apikey, user, service).
+  const guards = guardChains(deps);
+  const endpoints = apiEndpoints(deps);
+  for (const endpoint of endpoints) mountEndpoint(api, endpoint, guards[endpoint.access]);
   api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
   });
+  const publicPaths = [
+    ...new Set(endpoints.filter((e) => e.access === 'public' && !e.hidden).map((e) => e.path)),
+  ];
+  // Public, like the endpoints it describes.
   api.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {
       title: 'Namaa auth API (Supabase Auth / GoTrue compatible)',
       version: SERVICE_VERSION,
-      description:
-        'Every route is under /auth/v1 and needs the `apikey` header, except GET /verify, /health and /.well-known/*.',
+      description: `Every route is under /auth/v1 and needs the \`apikey\` header, except GET ${publicPaths.join(', ')} and /openapi.json.`,
     },
     servers: [{ url: '/auth/v1' }],
   });
-  api.all('*', () => {
+  const notFound = () => {
     throw new AuthError('not_found', 'Not found');
-  });
+  };
+  // Unknown paths: 404 after the key check, except under the public prefixes (the key set and
+  // OpenID configuration, the development mailbox), which a browser or a JWT library reads unkeyed.
+  api.on(['GET'], ['/.well-known/*', '/_dev/*'], ...guards.public, notFound);
+  api.on(['ALL'], ['*'], ...guards.apikey, notFound);
   api.onError(handleError(deps));
   return api;
 }

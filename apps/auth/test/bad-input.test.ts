@@ -122,6 +122,27 @@ describe.each(endpoints)('$method $path', (e) => {
     }
   });
 
+  it('reads a body as JSON only when it is sent as application/json (no preflight-free bodies)', async () => {
+    const body = JSON.stringify({ email: uniqueEmail('ct'), password: 'secret-pass', refresh_token: 'x' });
+    for (const type of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+    ])
+      expectGoTrueError(await send(e, body, { 'content-type': type }), 'bad_json');
+    // No type at all (a Uint8Array body gets none from fetch), also a "simple" cross-site request.
+    const untyped = await fetch(`${t.url}/auth/v1${e.path}`, {
+      method: e.method,
+      body: new TextEncoder().encode(body),
+      headers: { apikey: t.anonKey, ...(e.auth ? { authorization: `Bearer ${accessToken}` } : {}) },
+    });
+    expect(untyped.headers.get('content-type')).toMatch(/json/);
+    const text = await untyped.text();
+    expectGoTrueError({ status: untyped.status, text, json: JSON.parse(text) }, 'bad_json');
+  });
+
   it('rejects bodies over 1 MB with 413', async () => {
     const r = await send(e, JSON.stringify({ email: 'a@b.c', pad: 'x'.repeat(1024 * 1024 + 10) }));
     expectGoTrueError(r, 'request_entity_too_large');
@@ -178,19 +199,80 @@ describe('body reading: declared length and chunked', () => {
   });
 });
 
-describe('other bad input', () => {
-  it('does not pollute prototypes through user metadata', async () => {
-    const sb = t.client();
-    const { data } = await sb.auth.signUp({ email: uniqueEmail('proto'), password: 'secret-pass' });
-    const res = await t.api('/user', {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${data.session!.access_token}` },
-      body: '{"data":{"__proto__":{"polluted":true},"ok":1}}',
+describe('content types', () => {
+  it('a text/plain sign-up is refused before anything happens; JSON with a charset is read', async () => {
+    const email = uniqueEmail('plain');
+    const body = JSON.stringify({ email, password: 'secret-pass' });
+    const plain = await t.api('/signup', { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    expect(plain.status).toBe(400);
+    expect(await plain.json()).toMatchObject({ error_code: 'bad_json' });
+    const [stored] = await t.server.deps.db.select().from(users).where(eq(users.email, email));
+    expect(stored).toBeUndefined();
+    const json = await t.api('/signup', {
+      method: 'POST',
+      headers: { 'content-type': 'Application/JSON; charset=UTF-8' },
+      body,
     });
-    expect(res.status).toBe(200);
+    expect(json.status).toBe(200);
+  });
+
+  it('a bodiless POST without a type still works (curl -X POST /logout)', async () => {
+    const { data } = await t.client().auth.signUp({ email: uniqueEmail('bare'), password: 'secret-pass' });
+    const res = await fetch(`${t.url}/auth/v1/logout`, {
+      method: 'POST',
+      headers: { apikey: t.anonKey, authorization: `Bearer ${data.session!.access_token}` },
+    });
+    expect(res.status).toBe(204);
+  });
+});
+
+describe('other bad input', () => {
+  it('keeps __proto__, constructor and prototype in data as plain keys, and pollutes nothing', async () => {
+    // Accepted as GoTrue does (it stores any JSON object), so the test proves they stay inert data.
+    const email = uniqueEmail('proto');
+    const signup = await t.api('/signup', {
+      method: 'POST',
+      body: `{"email":"${email}","password":"secret-pass","__proto__":{"polluted":1,"role":"service_role"},
+        "data":{"__proto__":{"polluted":2},"constructor":{"prototype":{"polluted":3}},"ok":1}}`,
+    });
+    expect(signup.status).toBe(200);
+    const { access_token: token, user } = await signup.json();
+    expect(user.role).toBe('authenticated');
+    expect(Object.hasOwn(user.user_metadata, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(user.user_metadata, '__proto__')?.value).toEqual({ polluted: 2 });
+    // A second __proto__ arrives by PUT /user onto metadata that has none yet: merged as a plain key too.
+    const other = await t.client().auth.signUp({ email: uniqueEmail('proto2'), password: 'secret-pass' });
+    const put = await t.api('/user', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${other.data.session!.access_token}` },
+      body: '{"data":{"__proto__":{"polluted":4},"ok":1}}',
+    });
+    expect(put.status).toBe(200);
+    for (const who of [token as string, other.data.session!.access_token]) {
+      const res = await t.api('/user', { headers: { authorization: `Bearer ${who}` } });
+      const meta = (await res.json()).user_metadata;
+      expect(Object.hasOwn(meta, '__proto__'), who.slice(-8)).toBe(true);
+      expect(meta.ok).toBe(1);
+    }
+    const [stored] = await t.server.deps.db
+      .select()
+      .from(users)
+      .where(eq(users.email, other.data.user!.email!));
+    expect(Object.hasOwn(stored!.userMetadata, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(stored!.userMetadata)).toBe(Object.prototype);
+    // Nothing reached a shared prototype in this process (the service runs in it).
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const user = await res.json();
-    expect(user.user_metadata.ok).toBe(1);
+    expect(Object.prototype).not.toHaveProperty('polluted');
+    expect((Object as unknown as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a top-level __proto__ cannot supply a missing field', async () => {
+    const res = await t.api('/signup', {
+      method: 'POST',
+      body: `{"email":"${uniqueEmail('proto3')}","__proto__":{"password":"secret-pass"}}`,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error_code).toBe('validation_failed');
   });
 
   it('answers unknown routes and unsupported grants with JSON 4xx', async () => {

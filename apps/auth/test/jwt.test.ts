@@ -7,6 +7,7 @@ import {
   generateKeyPair,
   importJWK,
   type JWK,
+  jwtVerify,
   SignJWT,
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,42 @@ describe('JWT attacks on GET /user', () => {
     }
     const missing = await t.api('/user');
     expect(missing.status).toBe(401);
+  });
+
+  it('rejects the high-S twin of a genuine ES256 signature, and only ever signs low S', async () => {
+    const n = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+    const sOf = (token: string) =>
+      BigInt(
+        `0x${Buffer.from(token.split('.')[2] as string, 'base64url')
+          .subarray(32)
+          .toString('hex')}`,
+      );
+    // Fresh tokens from the real service (sign-ins): all low S, so each has a valid high-S twin.
+    const tokens = [access];
+    for (let i = 0; i < 24; i++) {
+      const { data, error } = await t.client().auth.signInWithPassword({
+        email: decodeJwt(access).email as string,
+        password: 'Namaa-jwt-Pass-3318',
+      });
+      expect(error).toBeNull();
+      tokens.push(data.session?.access_token as string);
+    }
+    for (const token of tokens) expect(sOf(token) <= n >> 1n).toBe(true);
+    const [h, p, sig] = access.split('.') as [string, string, string];
+    const raw = Buffer.from(sig, 'base64url');
+    Buffer.from((n - sOf(access)).toString(16).padStart(64, '0'), 'hex').copy(raw, 32);
+    const twin = `${h}.${p}.${raw.toString('base64url')}`;
+    // The twin is a mathematically valid signature (WebCrypto accepts it) ...
+    const jwk = t.server.deps.keys
+      .jwks()
+      .keys.find((k) => k.kid === decodeProtectedHeader(access).kid) as JWK;
+    const publicKey = await importJWK(jwk, 'ES256');
+    await expect(jwtVerify(twin, publicKey)).resolves.toBeDefined();
+    // ... and the service refuses it.
+    const refused = await getUser(twin);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('bad_jwt');
+    expect((await getUser(access)).status).toBe(200);
   });
 
   it('rejects a token whose session was revoked (signed out)', async () => {

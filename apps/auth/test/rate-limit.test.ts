@@ -41,8 +41,8 @@ async function server(env: Record<string, string>) {
     RATE_LIMIT_SIGNIN_BACKOFF_AFTER: 'signinBackoffAfter',
     RATE_LIMIT_SIGNIN_BACKOFF_MAX: 'signinBackoffMax',
     RATE_LIMIT_EMAIL_FLOOR: 'emailFloor',
-    RATE_LIMIT_EMAIL_PER_ADDRESS: 'emailPerAddress',
     RATE_LIMIT_EMAIL_SENT: 'emailSentPerHour',
+    RATE_LIMIT_EMAIL_PER_ADDRESS: 'emailPerAddress',
   };
   for (const [name, field] of Object.entries(map))
     if (env[name] !== undefined) rl[field] = fresh.rateLimits[field];
@@ -475,6 +475,37 @@ describe('email bombing', () => {
     // No mail beyond the confirmation and the recovery reached the confirmed address.
     await new Promise((r) => setTimeout(r, 300));
     expect(t.inbox.all().filter((m) => m.to === confirmed)).toHaveLength(2);
+  });
+
+  it('counts every email-change mail against the address it goes to, whoever asks', async () => {
+    // Two accounts name the victim as their new address, then keep asking /resend for the change
+    // mail by their own (current) addresses: each mail still counts against the victim.
+    const t = await server({ MAILER_AUTOCONFIRM: 'true', RATE_LIMIT_EMAIL_PER_ADDRESS: '3' });
+    freeze(t, Date.UTC(2030, 0, 1, 0, 10, 0));
+    const victim = uniqueEmail('victim');
+    const statuses: number[] = [];
+    const owners = [uniqueEmail('a'), uniqueEmail('b')];
+    for (const owner of owners) {
+      const sb = t.client();
+      const { error } = await sb.auth.signUp({ email: owner, password: 'correct horse battery' });
+      expect(error).toBeNull();
+      const change = await sb.auth.updateUser({ email: victim });
+      statuses.push(change.error?.status ?? 200);
+    }
+    for (const email of [...owners, ...owners, victim]) {
+      const r = await t.api('/resend', {
+        method: 'POST',
+        body: JSON.stringify({ type: 'email_change', email }),
+      });
+      statuses.push(r.status);
+      if (r.status === 429) expect((await r.json()).error_code).toBe('over_email_send_rate_limit');
+    }
+    // Both changes and a's first resend fill the victim's 3; every later mail to it is refused,
+    // whichever account's own address asks for it.
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429]);
+    for (let i = 0; i < 3; i++) await t.inbox.waitFor(victim);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(t.inbox.all().filter((m) => m.to === victim)).toHaveLength(3);
   });
 
   it('a global hourly quota stops mail to many different addresses', async () => {

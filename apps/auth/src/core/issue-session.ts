@@ -2,8 +2,10 @@ import { hmac, randomToken, sha256 } from '../crypto/tokens.ts';
 import type { DbOrTx } from '../db/client.ts';
 import type { AmrEntry } from '../db/schema.ts';
 import { insertSession, type SessionRow } from '../db/sessions.repo.ts';
-import type { UserRow } from '../db/users.repo.ts';
+import { type FactorRow, type IdentityRow, loadUserRelations, type UserRow } from '../db/users.repo.ts';
 import type { Deps, RequestMeta } from './deps.ts';
+import type { Session } from './http/response-schemas.ts';
+import { userJson } from './user-json.ts';
 
 /**
  * Refresh tokens form a chain: each child is HMAC(server secret, parent). Only hashes are stored,
@@ -19,16 +21,6 @@ export function childRefreshToken(secret: string, parent: string): string {
 export function issuerFor(deps: Deps): string {
   return `${deps.config.SUPABASE_URL ?? deps.config.SITE_URL}/auth/v1`;
 }
-
-export type SessionResponse = {
-  access_token: string;
-  token_type: 'bearer';
-  expires_in: number;
-  expires_at: number;
-  refresh_token: string;
-  user: Record<string, unknown>;
-  weak_password?: { message: string; reasons: string[] } | null;
-};
 
 /** Signs an access token for (user, session). */
 export async function signAccessToken(
@@ -58,13 +50,25 @@ export async function signAccessToken(
   return { token, expiresAt, expiresIn: deps.config.JWT_EXPIRY };
 }
 
-export async function sessionResponse(
+/** The user's identities and factors, as its JSON shows them. */
+export type UserRelations = { identities: IdentityRow[]; factors: FactorRow[] };
+
+/**
+ * The one place a session answer is made, for every grant and verification: the user's JSON (from
+ * the relations the caller already read with its own statement, or read here) and a freshly signed
+ * access token around the session's refresh token.
+ */
+export async function issueSession(
   deps: Deps,
-  user: UserRow,
-  session: Pick<SessionRow, 'id' | 'aal' | 'amr'>,
-  refreshToken: string,
-  userJson: Record<string, unknown>,
-): Promise<SessionResponse> {
+  issued: {
+    user: UserRow;
+    session: Pick<SessionRow, 'id' | 'aal' | 'amr'>;
+    refreshToken: string;
+    relations?: UserRelations | undefined;
+  },
+): Promise<Session> {
+  const { user, session, refreshToken } = issued;
+  const relations = issued.relations ?? (await loadUserRelations(deps.db, user.id));
   const access = await signAccessToken(deps, user, session);
   return {
     access_token: access.token,
@@ -72,7 +76,7 @@ export async function sessionResponse(
     expires_in: access.expiresIn,
     expires_at: access.expiresAt,
     refresh_token: refreshToken,
-    user: userJson,
+    user: userJson(user, relations.identities, relations.factors),
   };
 }
 

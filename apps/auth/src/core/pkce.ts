@@ -12,11 +12,11 @@ import {
   issueAuthCode,
 } from '../db/flow-state.repo.ts';
 import type { OneTimeTokenType } from '../db/one-time-tokens.repo.ts';
-import { findUserById, loadUserRelations } from '../db/users.repo.ts';
+import { findUserById } from '../db/users.repo.ts';
 import { AuthError } from '../errors.ts';
 import type { Deps, RequestMeta } from './deps.ts';
-import { type SessionResponse, sessionResponse, startSession } from './issue-session.ts';
-import { userJson } from './user-json.ts';
+import type { Session } from './http/response-schemas.ts';
+import { issueSession, startSession } from './issue-session.ts';
 
 export type PkceParams = { challenge: string; method: 's256' | 'plain' };
 
@@ -93,7 +93,7 @@ export async function pkceGrant(
   deps: Deps,
   input: { auth_code?: string | undefined; code_verifier?: string | undefined },
   meta: RequestMeta,
-): Promise<SessionResponse> {
+): Promise<Session> {
   const authCode = input.auth_code ?? '';
   const verifier = input.code_verifier ?? '';
   if (authCode === '' || verifier === '')
@@ -120,12 +120,9 @@ export async function pkceGrant(
     await audit(tx, 'login', user.id, meta.ip, { provider: 'email', method: 'pkce' });
     return { user, ...started };
   });
-  const rel = await loadUserRelations(deps.db, result.user.id);
-  return sessionResponse(
-    deps,
-    result.user,
-    result.session,
-    result.refreshToken,
-    userJson(result.user, rel.identities, rel.factors),
-  );
+  return issueSession(deps, {
+    user: result.user,
+    session: result.session,
+    refreshToken: result.refreshToken,
+  });
 }

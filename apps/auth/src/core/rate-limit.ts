@@ -3,12 +3,14 @@ import {
   backoffWait,
   clearBackoff,
   hitCounters,
+  readCounters,
   reserveBackoff,
   signinGate,
 } from '../db/rate-limits.repo.ts';
 import type { UserRow } from '../db/users.repo.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
 import type { Deps } from './deps.ts';
+import { type PerIpLimitName, perIpLimits } from './http/rate-limits.ts';
 
 export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
 
@@ -50,8 +52,11 @@ export async function enforceRateLimits(
   deps: Deps,
   limits: Limit[],
   windowSec: number,
-  /** false: count the hit without refusing (the request goes ahead whatever the counts). */
-  refuse = true,
+  /**
+   * false: count the hit without refusing (the request goes ahead whatever the counts); 'look':
+   * neither count nor refuse, but read the counters with the same number of statements.
+   */
+  refuse: boolean | 'look' = true,
 ): Promise<void> {
   const active = limits.filter((l) => l.limit > 0);
   if (active.length === 0) return;
@@ -63,14 +68,22 @@ export async function enforceRateLimits(
   }
   for (const [w, group] of byWindow) {
     const { start, retryAfter } = windowOf(nowMs, w);
-    const counts = await hitCounters(
-      deps.db,
-      group.map((l) => l.key),
-      start,
-    );
-    const over = refuse && group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
+    const keys = group.map((l) => l.key);
+    const counts = await (refuse === 'look' ? readCounters : hitCounters)(deps.db, keys, start);
+    const over = refuse === true && group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
     if (over) throw tooMany(deps, over.key, retryAfter, over.code);
   }
+}
+
+/** The caller's per-IP limit of one row of the table (core/http/rate-limits.ts). */
+export function perIpLimit(deps: Deps, name: PerIpLimitName, ip: string): Limit {
+  const spec: { key: string; setting: keyof Deps['config']['rateLimits']; windowSec?: number } =
+    perIpLimits[name];
+  return {
+    key: `${spec.key}:${ipBucket(ip)}`,
+    limit: deps.config.rateLimits[spec.setting],
+    ...(spec.windowSec ? { windowSec: spec.windowSec } : {}),
+  };
 }
 
 /**
@@ -78,11 +91,7 @@ export async function enforceRateLimits(
  * sign-up, recover, resend, PUT /user and GET /reauthenticate.
  */
 export function enforceOtpIpLimit(deps: Deps, ip: string): Promise<void> {
-  return enforceRateLimits(
-    deps,
-    [{ key: `otp:ip:${ipBucket(ip)}`, limit: deps.config.rateLimits.otpPerIp }],
-    deps.config.rateLimits.window,
-  );
+  return enforceRateLimits(deps, [perIpLimit(deps, 'otp', ip)], deps.config.rateLimits.window);
 }
 
 /**
@@ -174,7 +183,8 @@ export async function enforceSigninLimits(
 ): Promise<{ backoffKey: string | undefined; knownKey: string | undefined; user: UserRow | undefined }> {
   const rl = deps.config.rateLimits;
   const now = deps.clock();
-  const ipKey = rl.signinPerIp > 0 ? `signin:ip:${ipBucket(ip)}` : null;
+  const ipLimit = perIpLimit(deps, 'signin', ip);
+  const ipKey = ipLimit.limit > 0 ? ipLimit.key : null;
   const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
   const knownKey = accountKey ? knownNetworkKey(email, ip) : null;
   const backoffKey = opts.reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
@@ -183,7 +193,7 @@ export async function enforceSigninLimits(
     ipKey,
     accountKey,
     windowStart: start,
-    ipLimit: rl.signinPerIp,
+    ipLimit: ipLimit.limit,
     accountLimit: rl.signinPerAccount,
     backoffKey,
     now,

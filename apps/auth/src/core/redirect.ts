@@ -7,6 +7,7 @@
 // sends the user — with tokens in the fragment — to another. The parsed URL is also what we hand back.
 
 import { domainToASCII } from 'node:url';
+import { compileGlob, type GlobMatcher } from './glob-match.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[::]']);
 
@@ -29,28 +30,8 @@ function isLoopbackIpLiteral(hostname: string): boolean {
   return hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-/**
- * Glob → RegExp: `*` and `?` stay within one host label / path segment, `**` crosses them.
- * `separators` are the characters a single `*` cannot cross (GoTrue's gobwas/glob uses `.` and `/`).
- */
-export function globToRegExp(glob: string, separators = './'): RegExp {
-  const notSeparator = `[^${separators.replace(/[\]\\^-]/g, '\\$&')}]`;
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i] as string;
-    if (ch === '*') {
-      if (glob[i + 1] === '*') {
-        re += '.*';
-        i++;
-      } else re += `${notSeparator}*`;
-    } else if (ch === '?') re += notSeparator;
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
 /** An allow-list entry split the way a URL is, so each part is only ever compared with the same part. */
-type UrlGlob = { scheme: RegExp; host: RegExp; path: RegExp };
+type UrlGlob = { scheme: GlobMatcher; host: GlobMatcher; path: GlobMatcher };
 
 /** Literal labels go to punycode like `url.host` does, so `*.bücher.example` still matches. */
 function asciiHostGlob(hostGlob: string): string {
@@ -74,22 +55,37 @@ function parseUrlGlob(glob: string): UrlGlob | undefined {
   // In GoTrue `myapp://**` and `https://**` also cover any path: a trailing `**` ran on into it.
   if (!pathGlob && hostGlob.endsWith('**')) pathGlob = '**';
   return {
-    scheme: globToRegExp(glob.slice(0, sep).toLowerCase()),
+    scheme: compileGlob(glob.slice(0, sep).toLowerCase()),
     // Only dots and the port colon separate here, and the subject is `url.host` alone, so a host
     // wildcard can never be satisfied by a character of the path, query, userinfo or fragment.
-    host: globToRegExp(asciiHostGlob(hostGlob), '.:'),
-    path: globToRegExp(pathGlob),
+    host: compileGlob(asciiHostGlob(hostGlob), '.:'),
+    path: compileGlob(pathGlob),
   };
 }
 
+type CompiledEntry = { parts: UrlGlob } | { whole: GlobMatcher };
+
+/** Allow-list entries come from configuration, so compiling each distinct one once is bounded. */
+const compiled = new Map<string, CompiledEntry>();
+
+function compileEntry(glob: string): CompiledEntry {
+  let entry = compiled.get(glob);
+  if (!entry) {
+    const parts = parseUrlGlob(glob);
+    entry = parts ? { parts } : { whole: compileGlob(glob) };
+    compiled.set(glob, entry);
+  }
+  return entry;
+}
+
 function matchesGlob(url: URL, glob: string): boolean {
-  const parts = parseUrlGlob(glob);
+  const entry = compileEntry(glob);
   // An entry like `myapp:callback` can only describe a URL that has no host at all.
-  if (!parts) return url.host === '' && globToRegExp(glob).test(url.href.split('#')[0] as string);
+  if ('whole' in entry) return url.host === '' && entry.whole(url.href.split('#')[0] as string);
   return (
-    parts.scheme.test(url.protocol.slice(0, -1)) &&
-    parts.host.test(url.host) &&
-    parts.path.test(url.pathname + url.search)
+    entry.parts.scheme(url.protocol.slice(0, -1)) &&
+    entry.parts.host(url.host) &&
+    entry.parts.path(url.pathname + url.search)
   );
 }
 
@@ -113,12 +109,22 @@ function parseCandidate(candidate: string): URL | undefined {
   }
 }
 
+/**
+ * The longest redirect_to we look at. Real callback URLs are far shorter; the glob match costs
+ * O(length × pattern), so the cap keeps even that bounded. Longer candidates are refused with GoTrue's
+ * 400 by the HTTP layer (see core/http/redirect.ts); here they are simply never allowed.
+ */
+export const MAX_REDIRECT_URL_LENGTH = 2048;
+
 export type RedirectPolicy = { siteUrl: string; allowList: string[]; allowLoopback: boolean };
 
 /** The normalised URL to redirect to when the candidate is allowed, otherwise undefined. */
 export function allowedRedirect(candidate: string, policy: RedirectPolicy): string | undefined {
+  if (candidate.length > MAX_REDIRECT_URL_LENGTH) return undefined;
   const url = parseCandidate(candidate);
   if (!url || REFUSED_SCHEMES.has(url.protocol)) return undefined;
+  // Percent-encoding can make the parsed URL several times longer than the text that was sent.
+  if (url.href.length > MAX_REDIRECT_URL_LENGTH) return undefined;
   // `https://app.namaa.example@evil.example/` reads as the allowed host to a human only.
   if (url.username || url.password) return undefined;
   if (isSameSiteOrLoopback(url, policy) || policy.allowList.some((glob) => matchesGlob(url, glob)))

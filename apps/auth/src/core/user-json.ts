@@ -1,14 +1,11 @@
 import type { FactorRow, IdentityRow, UserRow } from '../db/users.repo.ts';
+import type { Factor, User } from './http/response-schemas.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : undefined);
 
 /** GoTrue's User object: email/phone always strings, null timestamps omitted, factors omitted when empty. */
-export function userJson(
-  user: UserRow,
-  ids: IdentityRow[],
-  factors: FactorRow[] = [],
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[] = []): User {
+  const out: User = {
     id: user.id,
     aud: user.aud,
     role: user.role,
@@ -44,24 +41,31 @@ export function userJson(
     out.factors = factors.map((f) => ({
       id: f.id,
       friendly_name: f.friendlyName || undefined,
-      factor_type: f.factorType,
-      status: f.status,
+      // Text columns that only ever hold these values (written by features/mfa).
+      factor_type: f.factorType as Factor['factor_type'],
+      status: f.status as Factor['status'],
       phone: f.phone ?? '',
       last_challenged_at: f.lastChallengedAt ? f.lastChallengedAt.toISOString() : null,
       created_at: iso(f.createdAt),
       updated_at: iso(f.updatedAt),
     }));
-  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  // Absent, not undefined: the object is compared and spread as well as serialized.
+  for (const k of Object.keys(out) as (keyof User)[]) if (out[k] === undefined) delete out[k];
   return out;
 }
 
-/** The anti-enumeration answer for a sign-up of an already confirmed email (confirmation on). */
-export function fakeUserJson(id: string, email: string, data: Record<string, unknown>, now: Date) {
+/**
+ * The anti-enumeration answer for a sign-up of an already confirmed email (confirmation on): the
+ * keys, types and values of a new pending user's answer (userJson of a fresh row), so nothing but
+ * `identities: []` tells the two apart; that one is GoTrue's, kept for compatibility (README).
+ * `aud` and `role` are what every new row gets (the column defaults), as GoTrue's fake keeps the role.
+ */
+export function fakeUserJson(id: string, email: string, data: Record<string, unknown>, now: Date): User {
   const t = now.toISOString();
   return {
     id,
     aud: 'authenticated',
-    role: '',
+    role: 'authenticated',
     email,
     phone: '',
     confirmation_sent_at: t,

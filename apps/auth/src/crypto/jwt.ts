@@ -33,7 +33,43 @@ function es256Signer(k: StoredKey): (payload: Record<string, unknown>) => string
     type: 'pkcs8',
     format: 'pem',
   });
-  return createSigner({ key: pem.toString(), algorithm: 'ES256', kid: k.kid });
+  const sign = createSigner({ key: pem.toString(), algorithm: 'ES256', kid: k.kid });
+  return (payload) => withLowS(sign(payload));
+}
+
+/**
+ * ECDSA signatures are malleable: (r, s) and (r, n − s) both verify, so anyone holding one token can
+ * mint a second, byte-different one for the same claims. WebCrypto (what jose verifies with) and
+ * OpenSSL accept both and OpenSSL signs either, about half the time the "high" one. Tokens are
+ * therefore normalised to low S when signed and only low S is accepted (as in Bitcoin's BIP 62 and
+ * Ethereum's EIP-2): one canonical byte string per signature, so a token cannot be re-encoded to slip
+ * past anything keyed on its exact text.
+ */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const P256_HALF_ORDER = P256_ORDER >> 1n;
+
+/** S of a raw (IEEE P1363, r‖s) ES256 signature. */
+function signatureS(signature: Uint8Array): bigint {
+  return BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`);
+}
+
+/** A JWS whose ES256 signature is in low-S form (n − S replaces a high S; the signature stays valid). */
+export function withLowS(token: string): string {
+  const dot = token.lastIndexOf('.');
+  const signature = Buffer.from(token.slice(dot + 1), 'base64url');
+  if (signature.length !== 64) return token;
+  const sValue = signatureS(signature);
+  if (sValue <= P256_HALF_ORDER) return token;
+  Buffer.from((P256_ORDER - sValue).toString(16).padStart(64, '0'), 'hex').copy(signature, 32);
+  return `${token.slice(0, dot + 1)}${signature.toString('base64url')}`;
+}
+
+/** Whether a JWS's ES256 signature is 64 bytes with 0 < S ≤ n/2 (the only form we sign or accept). */
+export function hasCanonicalSignature(token: string): boolean {
+  const signature = Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url');
+  if (signature.length !== 64) return false;
+  const sValue = signatureS(signature);
+  return sValue > 0n && sValue <= P256_HALF_ORDER;
 }
 
 /** Our kids are uuids; anything else (paths, URLs, SQL, huge strings) is refused before any lookup. */
@@ -121,8 +157,8 @@ export class KeyStore {
   /**
    * Verifies signature, expiry and audience. Throws on any failure. Hardening: the algorithm is
    * pinned to ES256 before any key is chosen (no `none`, no HS256-with-the-public-key confusion), the
-   * kid must be one of our uuids (no path/URL kids), and the key comes only from our own store
-   * (embedded `jwk`/`jku`/`x5u` headers are never followed).
+   * kid must be one of our uuids (no path/URL kids), the key comes only from our own store
+   * (embedded `jwk`/`jku`/`x5u` headers are never followed), and the signature must be low-S.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
     if (token.length > 16_384) throw new Error('token too large');
@@ -138,6 +174,7 @@ export class KeyStore {
       key = this.verifiers.get(kid);
     }
     if (!key) throw new Error('unrecognized JWT kid');
+    if (!hasCanonicalSignature(token)) throw new Error('non-canonical (high-S) signature');
     const { payload } = await jwtVerify(token, key, {
       algorithms: ['ES256'],
       audience: 'authenticated',

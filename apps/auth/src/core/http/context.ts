@@ -7,6 +7,7 @@ import type { UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { RequestMeta } from '../deps.ts';
+import type { ApiKeyKind } from './guards.ts';
 
 export type AppEnv = {
   Variables: {
@@ -16,6 +17,8 @@ export type AppEnv = {
     /** The parsed JSON body ({} when empty); set by the body middleware. */
     body: unknown;
     auth: { user: UserRow; session: SessionRow };
+    /** The key the caller presented; set by the apikey guard (unset on public endpoints). */
+    apiKey: ApiKeyKind;
   };
 };
 

@@ -1,8 +1,6 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { type AppEnv, parseBody, queryParam } from '../../core/http/context.ts';
-import { documentRoute } from '../../core/http/openapi.ts';
+import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { emailField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
@@ -16,29 +14,29 @@ export const recoverBody = z.object({
   code_challenge_method: z.string().max(20).nullish(),
 });
 
-export function recoverRoutes(deps: Deps) {
-  const r = new OpenAPIHono<AppEnv>();
-  documentRoute(r, {
-    method: 'post',
-    path: '/recover',
-    summary: 'Send a password-recovery link; answers {} whether or not the account exists',
-    body: recoverBody,
-    query: z.object({ redirect_to: z.string().optional() }),
-  });
-  r.post('/recover', async (c) => {
-    const body = parseBody(c, recoverBody);
-    const email = body.email;
-    if (email === undefined) throw new AuthError('validation_failed', 'An email address is required');
-    await withResponseFloor(deps, () =>
-      requestRecovery(
-        deps,
-        email,
-        redirectFor(deps, c, queryParam(c, 'redirect_to')),
-        c.get('meta'),
-        parsePkceParams(body),
-      ),
-    );
-    return c.json({});
-  });
-  return r;
+export function recoverEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'post',
+      path: '/recover',
+      access: 'apikey',
+      summary: 'Send a password-recovery link; answers {} whether or not the account exists',
+      body: recoverBody,
+      query: z.object({ redirect_to: z.string().optional() }),
+      handler: async (c, { body, query }) => {
+        const email = body.email;
+        if (email === undefined) throw new AuthError('validation_failed', 'An email address is required');
+        await withResponseFloor(deps, () =>
+          requestRecovery(
+            deps,
+            email,
+            redirectFor(deps, c, query('redirect_to')),
+            c.get('meta'),
+            parsePkceParams(body),
+          ),
+        );
+        return c.json({});
+      },
+    }),
+  ];
 }

@@ -6,7 +6,7 @@ import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { findUserByEmail, findUserByPendingEmail, updateUser } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { mailEmailChange } from '../user/email-change.ts';
+import { emailChangeQuota, mailEmailChange } from '../user/email-change.ts';
 
 /** POST /recover: always `{}` (unknown emails included); the quota counts the address either way. */
 export async function requestRecovery(
@@ -63,6 +63,9 @@ export async function resend(
     const user = (await findUserByPendingEmail(deps.db, email)) ?? (await findUserByEmail(deps.db, email));
     const to = user?.emailChange;
     if (!user || !to) return;
+    // The requested address is counted above (known or not, alike); the mails go to the pending and
+    // possibly the current address, and each is counted against its recipient too.
+    await emailChangeQuota(deps, user, to, email);
     await deps.db.transaction(async (tx) => {
       await mailEmailChange(deps, tx, user, to, redirectTo, pkce);
     });

@@ -1,8 +1,6 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { type AppEnv, parseBody, queryParam } from '../../core/http/context.ts';
-import { documentRoute } from '../../core/http/openapi.ts';
+import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { emailField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
@@ -17,28 +15,28 @@ export const resendBody = z.object({
   code_challenge_method: z.string().max(20).nullish(),
 });
 
-export function resendRoutes(deps: Deps) {
-  const r = new OpenAPIHono<AppEnv>();
-  documentRoute(r, {
-    method: 'post',
-    path: '/resend',
-    summary: 'Re-send the signup or email-change confirmation; answers {} whatever the account state',
-    body: resendBody,
-    query: z.object({ redirect_to: z.string().optional() }),
-  });
-  r.post('/resend', async (c) => {
-    const body = parseBody(c, resendBody);
-    await withResponseFloor(deps, () =>
-      resend(
-        deps,
-        body.type,
-        body.email,
-        redirectFor(deps, c, queryParam(c, 'redirect_to')),
-        c.get('meta'),
-        parsePkceParams(body),
-      ),
-    );
-    return c.json({});
-  });
-  return r;
+export function resendEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'post',
+      path: '/resend',
+      access: 'apikey',
+      summary: 'Re-send the signup or email-change confirmation; answers {} whatever the account state',
+      body: resendBody,
+      query: z.object({ redirect_to: z.string().optional() }),
+      handler: async (c, { body, query }) => {
+        await withResponseFloor(deps, () =>
+          resend(
+            deps,
+            body.type,
+            body.email,
+            redirectFor(deps, c, query('redirect_to')),
+            c.get('meta'),
+            parsePkceParams(body),
+          ),
+        );
+        return c.json({});
+      },
+    }),
+  ];
 }

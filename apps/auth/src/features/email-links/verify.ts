@@ -1,10 +1,10 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { normalizeEmail } from '../../core/email.ts';
 import { otpHash } from '../../core/email-tokens.ts';
-import { type SessionResponse, sessionResponse, startSession } from '../../core/issue-session.ts';
+import type { Session } from '../../core/http/response-schemas.ts';
+import { issueSession, startSession } from '../../core/issue-session.ts';
 import { issueFlowAuthCode } from '../../core/pkce.ts';
-import { codeAttemptLimit, enforceRateLimits, ipBucket, type Limit } from '../../core/rate-limit.ts';
-import { userJson } from '../../core/user-json.ts';
+import { codeAttemptLimit, enforceRateLimits, type Limit, perIpLimit } from '../../core/rate-limit.ts';
 import { sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
@@ -20,7 +20,6 @@ import {
   confirmEmail,
   countEmailChangeConfirmation,
   findUserById,
-  loadUserRelations,
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
@@ -45,7 +44,7 @@ export async function verifyToken(
   /** GET /verify (the link): a PKCE flow's link yields an auth code instead of a session. */
   options: { pkceLink?: boolean } = {},
 ): Promise<{
-  session: SessionResponse | undefined;
+  session: Session | undefined;
   authCode?: string | undefined;
   tokenType: OneTimeTokenType;
   redirectTo: string | null;
@@ -56,7 +55,7 @@ export async function verifyToken(
   const types = verifyTypes[input.type];
   if (!types) throw new AuthError('validation_failed', `Invalid verification type: ${input.type}`);
   const rl = deps.config.rateLimits;
-  const limits: Limit[] = [{ key: `verify:ip:${ipBucket(meta.ip)}`, limit: rl.verifyPerIp }];
+  const limits: Limit[] = [perIpLimit(deps, 'verify', meta.ip)];
   // A 6-digit code can be guessed; the per-address hourly budget bounds that across all IPs.
   if ('email' in input) limits.push(codeAttemptLimit(deps, normalizeEmail(input.email)));
   await enforceRateLimits(deps, limits, rl.window);
@@ -139,14 +138,11 @@ export async function verifyToken(
       redirectTo: result.token.redirectTo,
       verifyType: result.token.tokenType === 'recovery' ? 'recovery' : input.type,
     };
-  const rel = await loadUserRelations(deps.db, result.user.id);
-  const session = await sessionResponse(
-    deps,
-    result.user,
-    result.session.session,
-    result.session.refreshToken,
-    userJson(result.user, rel.identities, rel.factors),
-  );
+  const session = await issueSession(deps, {
+    user: result.user,
+    session: result.session.session,
+    refreshToken: result.session.refreshToken,
+  });
   const verifyType =
     result.token.tokenType === 'recovery' ? 'recovery' : input.type === 'email' ? 'signup' : input.type;
   return {

@@ -1,9 +1,7 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { type AppEnv, parseBody } from '../../core/http/context.ts';
-import { requireUser } from '../../core/http/middleware.ts';
-import { documentRoute } from '../../core/http/openapi.ts';
+import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
+import { enrolledFactorSchema, sessionSchema } from '../../core/http/response-schemas.ts';
 import { AuthError } from '../../errors.ts';
 import { enrollFactor, unenrollFactor } from './factors.ts';
 import { createChallenge, verifyFactor } from './verify-factor.ts';
@@ -32,109 +30,109 @@ export const verifyBody = z.object({
 /** JSON bodies the WebAuthn credential response may need are small; bound them all the same. */
 const MAX_CREDENTIAL_JSON = 64 * 1024;
 
-export function factorRoutes(deps: Deps) {
-  const r = new OpenAPIHono<AppEnv>();
-  r.use('/factors', requireUser(deps));
-  r.use('/factors/*', requireUser(deps));
-  documentRoute(r, {
-    method: 'post',
-    path: '/factors',
-    summary: 'Enroll an MFA factor: totp (secret, otpauth URI, SVG QR code), phone (E.164) or webauthn',
-    auth: true,
-    body: enrollBody,
-    responses: {
-      200: 'Factor',
-      400: 'validation_failed',
-      403: 'insufficient_aal (a verified factor exists and the session is aal1)',
-      422: 'mfa_factor_name_conflict / too_many_enrolled_mfa_factors',
-    },
-  });
-  r.post('/factors', async (c) => {
-    const body = parseBody(c, enrollBody);
-    const { user, session } = c.get('auth');
-    const result = await enrollFactor(
-      deps,
-      user,
-      session,
-      {
-        factorType: body.factor_type,
-        friendlyName: body.friendly_name ?? undefined,
-        issuer: body.issuer ?? undefined,
-        phone: body.phone ?? undefined,
+const factorParams = z.object({ factorId: z.string().describe('uuid') });
+
+export function factorEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'post',
+      path: '/factors',
+      access: 'user',
+      summary: 'Enroll an MFA factor: totp (secret, otpauth URI, SVG QR code), phone (E.164) or webauthn',
+      body: enrollBody,
+      responses: {
+        200: { description: 'Factor', schema: enrolledFactorSchema },
+        400: 'validation_failed',
+        403: 'insufficient_aal (a verified factor exists and the session is aal1)',
+        422: 'mfa_factor_name_conflict / too_many_enrolled_mfa_factors',
       },
-      c.get('meta'),
-    );
-    return c.json(result);
-  });
-  documentRoute(r, {
-    method: 'post',
-    path: '/factors/{factorId}/challenge',
-    summary: 'Start a challenge (phone: sends a code; webauthn: credential options)',
-    auth: true,
-    body: challengeBody,
-    responses: {
-      200: 'Challenge {id, type, expires_at}',
-      403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
-      404: 'mfa_factor_not_found',
-      429: 'over_request_rate_limit',
-    },
-  });
-  r.post('/factors/:factorId/challenge', async (c) => {
-    const body = parseBody(c, challengeBody);
-    const { user, session } = c.get('auth');
-    const result = await createChallenge(
-      deps,
-      user,
-      session,
-      c.req.param('factorId'),
-      { channel: body.channel ?? undefined },
-      c.get('meta'),
-    );
-    return c.json(result);
-  });
-  documentRoute(r, {
-    method: 'post',
-    path: '/factors/{factorId}/verify',
-    summary: 'Verify a challenge; returns a new aal2 session',
-    auth: true,
-    body: verifyBody,
-    responses: {
-      200: 'Session (aal2)',
-      403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
-      422: 'mfa_verification_failed / mfa_challenge_expired / mfa_ip_address_mismatch',
-      429: 'over_request_rate_limit (the factor is backing off after repeated failures)',
-    },
-  });
-  r.post('/factors/:factorId/verify', async (c) => {
-    const body = parseBody(c, verifyBody);
-    if (body.webauthn && JSON.stringify(body.webauthn).length > MAX_CREDENTIAL_JSON)
-      throw new AuthError('validation_failed', 'webauthn is too large');
-    const { user, session } = c.get('auth');
-    const result = await verifyFactor(
-      deps,
-      user,
-      session,
-      c.req.param('factorId'),
-      {
-        challengeId: body.challenge_id,
-        code: body.code ?? undefined,
-        webauthn: body.webauthn ?? undefined,
+      handler: async (c, { body }) => {
+        const { user, session } = c.get('auth');
+        const result = await enrollFactor(
+          deps,
+          user,
+          session,
+          {
+            factorType: body.factor_type,
+            friendlyName: body.friendly_name ?? undefined,
+            issuer: body.issuer ?? undefined,
+            phone: body.phone ?? undefined,
+          },
+          c.get('meta'),
+        );
+        return c.json(result);
       },
-      c.get('meta'),
-    );
-    c.header('Cache-Control', 'no-store');
-    return c.json(result);
-  });
-  documentRoute(r, {
-    method: 'delete',
-    path: '/factors/{factorId}',
-    summary: 'Unenroll a factor (with a verified factor present, needs an aal2 session)',
-    auth: true,
-    responses: { 200: '{id}', 422: 'insufficient_aal' },
-  });
-  r.delete('/factors/:factorId', async (c) => {
-    const { user, session } = c.get('auth');
-    return c.json(await unenrollFactor(deps, user, session, c.req.param('factorId'), c.get('meta')));
-  });
-  return r;
+    }),
+    defineEndpoint({
+      method: 'post',
+      path: '/factors/{factorId}/challenge',
+      access: 'user',
+      summary: 'Start a challenge (phone: sends a code; webauthn: credential options)',
+      params: factorParams,
+      body: challengeBody,
+      responses: {
+        200: 'Challenge {id, type, expires_at}',
+        403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
+        404: 'mfa_factor_not_found',
+        429: 'over_request_rate_limit',
+      },
+      handler: async (c, { body, param }) => {
+        const { user, session } = c.get('auth');
+        const result = await createChallenge(
+          deps,
+          user,
+          session,
+          param('factorId'),
+          { channel: body.channel ?? undefined },
+          c.get('meta'),
+        );
+        return c.json(result);
+      },
+    }),
+    defineEndpoint({
+      method: 'post',
+      path: '/factors/{factorId}/verify',
+      access: 'user',
+      summary: 'Verify a challenge; returns a new aal2 session',
+      params: factorParams,
+      body: verifyBody,
+      responses: {
+        200: { description: 'Session (aal2)', schema: sessionSchema },
+        403: 'insufficient_aal (an unverified factor, a verified one exists and the session is aal1)',
+        422: 'mfa_verification_failed / mfa_challenge_expired / mfa_ip_address_mismatch',
+        429: 'over_request_rate_limit (the factor is backing off after repeated failures)',
+      },
+      handler: async (c, { body, param }) => {
+        if (body.webauthn && JSON.stringify(body.webauthn).length > MAX_CREDENTIAL_JSON)
+          throw new AuthError('validation_failed', 'webauthn is too large');
+        const { user, session } = c.get('auth');
+        const result = await verifyFactor(
+          deps,
+          user,
+          session,
+          param('factorId'),
+          {
+            challengeId: body.challenge_id,
+            code: body.code ?? undefined,
+            webauthn: body.webauthn ?? undefined,
+          },
+          c.get('meta'),
+        );
+        c.header('Cache-Control', 'no-store');
+        return c.json(result);
+      },
+    }),
+    defineEndpoint({
+      method: 'delete',
+      path: '/factors/{factorId}',
+      access: 'user',
+      summary: 'Unenroll a factor (with a verified factor present, needs an aal2 session)',
+      params: factorParams,
+      responses: { 200: '{id}', 422: 'insufficient_aal' },
+      handler: async (c, { param }) => {
+        const { user, session } = c.get('auth');
+        return c.json(await unenrollFactor(deps, user, session, param('factorId'), c.get('meta')));
+      },
+    }),
+  ];
 }

@@ -1,6 +1,7 @@
 // MFA enrolment and unenrolment (POST /factors, DELETE /factors/{id}) with GoTrue's rules.
 
 import type { Deps, RequestMeta } from '../../core/deps.ts';
+import type { EnrolledFactor } from '../../core/http/response-schemas.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
 import {
@@ -101,7 +102,7 @@ export async function enrollFactor(
   session: SessionRow,
   input: EnrollInput,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Promise<EnrolledFactor> {
   if (!(FACTOR_TYPES as readonly string[]).includes(input.factorType))
     throw new AuthError('validation_failed', 'factor_type needs to be totp, phone or webauthn');
   if (user.isAnonymous)

@@ -1,17 +1,17 @@
 // MFA challenge and verify (POST /factors/{id}/challenge, POST /factors/{id}/verify).
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
-import { type SessionResponse, sessionResponse } from '../../core/issue-session.ts';
+import type { Session } from '../../core/http/response-schemas.ts';
+import { issueSession } from '../../core/issue-session.ts';
 import { renderNotice } from '../../core/mail/templates.ts';
 import {
   clearBackoff,
   enforceRateLimits,
-  ipBucket,
   mfaBackoffKey,
+  perIpLimit,
   reserveFactorAttempt,
   smsQuota,
 } from '../../core/rate-limit.ts';
-import { userJson } from '../../core/user-json.ts';
 import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import {
@@ -29,7 +29,7 @@ import {
 } from '../../db/mfa.repo.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
-import { type FactorRow, loadUserRelations, type UserRow } from '../../db/users.repo.ts';
+import type { FactorRow, UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import { AMR_METHOD, assertMayProve, requireFactor } from './factors.ts';
 import { checkTotp, TOTP_PERIOD } from './totp.ts';
@@ -47,7 +47,7 @@ async function limitAttempts(deps: Deps, kind: string, factorId: string, meta: R
     [
       { key: `mfa:${kind}:${factorId}`, limit: 30 },
       // Per client network as well (GoTrue: 15 per minute for MFA challenge and verify).
-      { key: `mfa:ip:${ipBucket(meta.ip)}`, limit: deps.config.rateLimits.mfaPerIp },
+      perIpLimit(deps, 'mfa', meta.ip),
     ],
     300,
   );
@@ -196,7 +196,7 @@ export async function verifyFactor(
   factorId: string,
   input: VerifyFactorInput,
   meta: RequestMeta,
-): Promise<SessionResponse> {
+): Promise<Session> {
   const factor = await requireFactor(deps, user, factorId);
   // Checked again at verify: the challenge may predate the user's first verified factor.
   assertMayProve(factor, await listFactors(deps.db, user.id), session);
@@ -280,6 +280,5 @@ export async function verifyFactor(
     await audit(tx, 'factor_verified', user.id, meta.ip, { factor_id: factor.id, type: factor.factorType });
     return row;
   });
-  const rel = await loadUserRelations(deps.db, user.id);
-  return sessionResponse(deps, user, upgraded, refreshToken, userJson(user, rel.identities, rel.factors));
+  return issueSession(deps, { user, session: upgraded, refreshToken });
 }

@@ -1,9 +1,9 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { isValidEmail, normalizeEmail } from '../../core/email.ts';
-import { type SessionResponse, sessionResponse } from '../../core/issue-session.ts';
+import type { Session } from '../../core/http/response-schemas.ts';
+import { issueSession } from '../../core/issue-session.ts';
 import { passwordProblems } from '../../core/password-policy.ts';
 import { clearBackoff, enforceSigninLimits } from '../../core/rate-limit.ts';
-import { userJson } from '../../core/user-json.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -19,7 +19,7 @@ export async function passwordGrant(
   deps: Deps,
   input: { email?: string | undefined; password?: string | undefined; phone?: string | undefined },
   meta: RequestMeta,
-): Promise<SessionResponse> {
+): Promise<Session> {
   if (input.phone !== undefined && input.email === undefined) throw new AuthError('phone_provider_disabled');
   if (typeof input.email !== 'string' || typeof input.password !== 'string' || input.password === '')
     throw new AuthError('invalid_credentials');
@@ -81,13 +81,12 @@ export async function passwordGrant(
     backoffKey,
     knownKey,
   });
-  const response = await sessionResponse(
-    deps,
-    updated,
+  const response = await issueSession(deps, {
+    user: updated,
     session,
     refreshToken,
-    userJson(updated, identities, factors),
-  );
+    relations: { identities, factors },
+  });
   const weak = passwordProblems(input.password, policyOf(deps), passwordChecks, { email });
   response.weak_password =
     weak.reasons.length > 0 ? { message: weak.messages.join(' '), reasons: weak.reasons } : null;

@@ -1,6 +1,6 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
-import { childRefreshToken, type SessionResponse, sessionResponse } from '../../core/issue-session.ts';
-import { userJson } from '../../core/user-json.ts';
+import type { Session } from '../../core/http/response-schemas.ts';
+import { childRefreshToken, issueSession } from '../../core/issue-session.ts';
 import { sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { sqlState } from '../../db/client.ts';
@@ -74,11 +74,7 @@ function checkUsable(found: RefreshLookup, now: Date, limits: ReturnType<typeof 
  * POST /token?grant_type=refresh_token. The happy path is ONE SQL statement
  * (findAndRotateRefreshToken: look-up + rotation + user, identities and factors) and one signature.
  */
-export async function refreshGrant(
-  deps: Deps,
-  presented: unknown,
-  meta?: RequestMeta,
-): Promise<SessionResponse> {
+export async function refreshGrant(deps: Deps, presented: unknown, meta?: RequestMeta): Promise<Session> {
   if (typeof presented !== 'string' || presented.length < 12 || presented.length > 256)
     throw new AuthError('validation_failed', 'Refresh token is not valid');
   const { db } = deps;
@@ -130,12 +126,12 @@ export async function refreshGrant(
   throw new AuthError('session_not_found', 'Invalid Refresh Token: No Valid Session Found', { status: 400 });
 }
 
-function respond(deps: Deps, found: RefreshOutcome, token: string): Promise<SessionResponse> {
-  return sessionResponse(
-    deps,
-    found.user,
-    found.session,
-    token,
-    userJson(found.user, found.identities, found.factors),
-  );
+function respond(deps: Deps, found: RefreshOutcome, token: string): Promise<Session> {
+  // The rotation statement read the relations too: no further query.
+  return issueSession(deps, {
+    user: found.user,
+    session: found.session,
+    refreshToken: token,
+    relations: found,
+  });
 }

@@ -1,11 +1,10 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { type AppEnv, parseBody, queryParam } from '../../core/http/context.ts';
-import { documentRoute } from '../../core/http/openapi.ts';
+import { type AppEnv, parseBody } from '../../core/http/context.ts';
+import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
+import { type Session, sessionSchema } from '../../core/http/response-schemas.ts';
 import { emailField, passwordField } from '../../core/http/schemas.ts';
-import type { SessionResponse } from '../../core/issue-session.ts';
 import { pkceGrant } from '../../core/pkce.ts';
 import { AuthError } from '../../errors.ts';
 import { passwordGrant } from './password-grant.ts';
@@ -22,38 +21,60 @@ export const pkceGrantBody = z.object({
   code_verifier: z.string().max(200).optional(),
 });
 
-export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<SessionResponse>;
+export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<Session>;
 
 /**
- * grant_type → handler. Later issues add entries (e.g. `pkce`) without touching the route.
+ * grant_type → its body schema and handler (which validates the body with that schema). A new grant
+ * is one entry here: the route, its documented body union and its summary follow.
  */
-export const grantHandlers: Record<string, GrantHandler> = {
-  password: (deps, c) => passwordGrant(deps, parseBody(c, passwordGrantBody), c.get('meta')),
-  refresh_token: (deps, c) => refreshGrant(deps, parseBody(c, refreshGrantBody).refresh_token, c.get('meta')),
-  pkce: (deps, c) => pkceGrant(deps, parseBody(c, pkceGrantBody), c.get('meta')),
-};
+const grants = {
+  password: {
+    body: passwordGrantBody,
+    handler: (deps, c) => passwordGrant(deps, parseBody(c, passwordGrantBody), c.get('meta')),
+  },
+  refresh_token: {
+    body: refreshGrantBody,
+    handler: (deps, c) => refreshGrant(deps, parseBody(c, refreshGrantBody).refresh_token, c.get('meta')),
+  },
+  pkce: {
+    body: pkceGrantBody,
+    handler: (deps, c) => pkceGrant(deps, parseBody(c, pkceGrantBody), c.get('meta')),
+  },
+} satisfies Record<string, { body: z.ZodObject; handler: GrantHandler }>;
 
-export function tokenRoutes(deps: Deps) {
-  const r = new OpenAPIHono<AppEnv>();
-  documentRoute(r, {
-    method: 'post',
-    path: '/token',
-    summary: 'Issue a session: grant_type=password (email, password) or refresh_token (refresh_token)',
-    query: z.object({ grant_type: z.enum(['password', 'refresh_token', 'pkce']) }),
-    body: z.union([passwordGrantBody, refreshGrantBody, pkceGrantBody]),
-    responses: {
-      200: 'Session',
-      400: 'invalid_credentials, email_not_confirmed, refresh_token_*',
-      429: 'rate limited',
-    },
-  });
-  r.post('/token', async (c) => {
-    const grantType = queryParam(c, 'grant_type') ?? '';
-    const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
-    if (!handler) throw new AuthError('unsupported_grant_type', 'unsupported_grant_type');
-    const session = await handler(deps, c);
-    c.header('Cache-Control', 'no-store');
-    return c.json(session);
-  });
-  return r;
+export const grantHandlers: Record<string, GrantHandler> = Object.fromEntries(
+  Object.entries(grants).map(([type, grant]) => [type, grant.handler]),
+);
+
+const grantTypes = Object.keys(grants) as [keyof typeof grants, ...(keyof typeof grants)[]];
+const grantSummary = Object.entries(grants)
+  .map(([type, grant]) => `${type} (${Object.keys(grant.body.shape).join(', ')})`)
+  .join(', ');
+
+export function tokenEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'post',
+      path: '/token',
+      access: 'apikey',
+      summary: `Issue a session by grant_type: ${grantSummary}`,
+      query: z.object({ grant_type: z.enum(grantTypes) }),
+      body: z.union(Object.values(grants).map((grant) => grant.body)),
+      // The grant type picks the body's schema; an unknown grant is answered before the body is read.
+      bodyValidatedBy: 'handler',
+      responses: {
+        200: { description: 'Session', schema: sessionSchema },
+        400: 'invalid_credentials, email_not_confirmed, refresh_token_*, flow_state_* / bad_code_verifier',
+        429: 'rate limited',
+      },
+      handler: async (c, { query }) => {
+        const grantType = query('grant_type') ?? '';
+        const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
+        if (!handler) throw new AuthError('unsupported_grant_type', 'unsupported_grant_type');
+        const session = await handler(deps, c);
+        c.header('Cache-Control', 'no-store');
+        return c.json(session);
+      },
+    }),
+  ];
 }

@@ -1,9 +1,8 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { type AppEnv, parseBody, queryParam } from '../../core/http/context.ts';
-import { documentRoute } from '../../core/http/openapi.ts';
+import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
+import { sessionSchema, userSchema } from '../../core/http/response-schemas.ts';
 import { emailField, metadataField, parseMetadata, passwordField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
@@ -19,38 +18,42 @@ export const signupBody = z.object({
   code_challenge_method: z.string().max(20).nullish(),
 });
 
-export function signupRoutes(deps: Deps) {
-  const r = new OpenAPIHono<AppEnv>();
-  documentRoute(r, {
-    method: 'post',
-    path: '/signup',
-    summary: 'Create an account (email + password); a confirmation email is sent unless MAILER_AUTOCONFIRM',
-    body: signupBody,
-    query: z.object({ redirect_to: z.string().optional() }),
-    responses: {
-      200: 'User (confirmation on) or session (autoconfirm)',
-      422: 'weak_password / user_already_exists',
-      429: 'rate limited',
-    },
-  });
-  r.post('/signup', async (c) => {
-    const body = parseBody(c, signupBody);
-    if (body.phone !== undefined && body.email === undefined) throw new AuthError('phone_provider_disabled');
-    const redirectTo = redirectFor(deps, c, queryParam(c, 'redirect_to'));
-    const result = await withResponseFloor(deps, () =>
-      signUp(
-        deps,
-        {
-          email: body.email,
-          password: body.password,
-          data: parseMetadata(body.data) ?? {},
-          pkce: parsePkceParams(body),
+export function signupEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'post',
+      path: '/signup',
+      access: 'apikey',
+      summary: 'Create an account (email + password); a confirmation email is sent unless MAILER_AUTOCONFIRM',
+      body: signupBody,
+      query: z.object({ redirect_to: z.string().optional() }),
+      responses: {
+        200: {
+          description: 'User (confirmation on) or session (autoconfirm)',
+          schema: z.union([userSchema, sessionSchema]),
         },
-        redirectTo,
-        c.get('meta'),
-      ),
-    );
-    return c.json(result);
-  });
-  return r;
+        422: 'weak_password / user_already_exists',
+        429: 'rate limited',
+      },
+      handler: async (c, { body, query }) => {
+        if (body.phone !== undefined && body.email === undefined)
+          throw new AuthError('phone_provider_disabled');
+        const redirectTo = redirectFor(deps, c, query('redirect_to'));
+        const result = await withResponseFloor(deps, () =>
+          signUp(
+            deps,
+            {
+              email: body.email,
+              password: body.password,
+              data: parseMetadata(body.data) ?? {},
+              pkce: parsePkceParams(body),
+            },
+            redirectTo,
+            c.get('meta'),
+          ),
+        );
+        return c.json(result);
+      },
+    }),
+  ];
 }

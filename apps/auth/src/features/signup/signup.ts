@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
-import { sessionResponse, startSession } from '../../core/issue-session.ts';
+import type { Session, User } from '../../core/http/response-schemas.ts';
+import { issueSession, startSession } from '../../core/issue-session.ts';
 import { assertPasswordAcceptable, type PasswordCheck } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuotaLimits, enforceOtpIpLimit, enforceRateLimits, type Limit } from '../../core/rate-limit.ts';
@@ -43,7 +44,7 @@ export async function signUp(
   input: SignupInput,
   redirectTo: string,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Promise<User | Session> {
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   if (input.email === undefined) throw new AuthError('anonymous_provider_disabled');
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
@@ -102,13 +103,13 @@ export async function signUp(
       deps.mail.kick();
       return userJson(result.user, [result.identity]);
     }
-    return await sessionResponse(
-      deps,
-      result.user,
-      result.session.session,
-      result.session.refreshToken,
-      userJson(result.user, [result.identity]),
-    );
+    // A new account: its one identity, no factors (no need to read them back).
+    return await issueSession(deps, {
+      user: result.user,
+      session: result.session.session,
+      refreshToken: result.session.refreshToken,
+      relations: { identities: [result.identity], factors: [] },
+    });
   } catch (err) {
     // A concurrent sign-up of the same address won the unique index: answer as for a duplicate,
     // without sending a second email (the winner's is on its way).
@@ -127,11 +128,14 @@ export async function signUp(
  * mailed too, but never refused: no account means no mail has ever gone to it, so its counters can
  * only come from requests that sent nothing (a recover or resend of an unknown address), and refusing
  * it would tell it apart from a confirmed address, which is answered without mail. Its mail is still
- * counted, so a resend straight after sign-up meets the floor. A confirmed address is not counted.
+ * counted, so a resend straight after sign-up meets the floor. A confirmed address is neither counted
+ * nor refused, but its counters are read with the same statements: on a busy database every
+ * statement waits its turn, and one path with fewer of them answers measurably sooner
+ * (enumeration.test.ts saw ~120 ms between confirmed and new addresses when it skipped them).
  */
 async function recipientQuota(deps: Deps, limits: Limit[], existing: UserRow | undefined): Promise<void> {
-  if (existing?.emailConfirmedAt) return;
-  await enforceRateLimits(deps, limits, deps.config.rateLimits.emailWindow, existing !== undefined);
+  const mode = existing?.emailConfirmedAt ? 'look' : existing !== undefined;
+  await enforceRateLimits(deps, limits, deps.config.rateLimits.emailWindow, mode);
 }
 
 async function repeatedSignup(
@@ -144,7 +148,7 @@ async function repeatedSignup(
   pkce: PkceParams | undefined,
   /** This sign-up's password hash; undefined when it lost a race to a concurrent one (no new mail). */
   passwordHash: string | undefined,
-): Promise<Record<string, unknown>> {
+): Promise<User> {
   const user = await findUserByEmail(deps.db, email);
   if (!user || user.id !== userId) throw new AuthError('conflict', 'Concurrent sign-up, please retry');
   if (user.emailConfirmedAt) {

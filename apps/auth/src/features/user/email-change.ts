@@ -1,6 +1,7 @@
 import type { Deps } from '../../core/deps.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { PkceParams } from '../../core/pkce.ts';
+import { emailQuota } from '../../core/rate-limit.ts';
 import type { DbOrTx } from '../../db/client.ts';
 import { deleteUserTokens } from '../../db/one-time-tokens.repo.ts';
 import { type UserRow, updateUser } from '../../db/users.repo.ts';
@@ -16,6 +17,27 @@ export const EMAIL_CHANGE_HALF_CONFIRMED =
  */
 function needsBothConfirmations(deps: Deps, user: UserRow): boolean {
   return deps.config.MAILER_SECURE_EMAIL_CHANGE_ENABLED && !deps.config.MAILER_AUTOCONFIRM && !!user.email;
+}
+
+/** Every address mailEmailChange writes to: the new one and, when both must confirm, the current one. */
+function emailChangeRecipients(deps: Deps, user: UserRow, newEmail: string): string[] {
+  return needsBothConfirmations(deps, user) && user.email ? [newEmail, user.email] : [newEmail];
+}
+
+/**
+ * Counts each mail of an email change against the quota of the address it goes to, whoever asked
+ * (`counted`: an address the caller has already counted for this request). Keyed on the requester
+ * instead, two accounts that both name a victim as their new address could each mail it up to the
+ * limit through /resend. Runs before mailEmailChange's transaction (the counters are written outside it).
+ */
+export async function emailChangeQuota(
+  deps: Deps,
+  user: UserRow,
+  newEmail: string,
+  counted?: string,
+): Promise<void> {
+  for (const to of emailChangeRecipients(deps, user, newEmail))
+    if (to !== counted) await emailQuota(deps, to);
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
+import type { User } from '../../core/http/response-schemas.ts';
 import { assertPasswordAcceptable } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
-import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
+import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -20,7 +21,7 @@ import {
 import { AuthError } from '../../errors.ts';
 import { hasVerifiedFactor } from '../mfa/factors.ts';
 import { passwordChecks, policyOf } from '../signup/signup.ts';
-import { mailEmailChange } from './email-change.ts';
+import { emailChangeQuota, mailEmailChange } from './email-change.ts';
 import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
 
 export type UserUpdateInput = {
@@ -37,12 +38,14 @@ export function mergeMetadata(
   current: Record<string, unknown>,
   patch: Record<string, unknown>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...current };
+  // A Map, not `out[k] = v`: assigning a "__proto__" key would call the prototype setter (the key
+  // silently dropped, the object's prototype swapped) instead of storing it as the plain data it is.
+  const out = new Map(Object.entries(current));
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
+    if (v === null) out.delete(k);
+    else out.set(k, v);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /**
@@ -72,7 +75,7 @@ export async function updateCurrentUser(
   input: UserUpdateInput,
   redirectTo: string,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Promise<User> {
   // With MFA on, changing the email or password needs an aal2 session (GoTrue: 401 insufficient_aal).
   if (
     (input.password !== undefined || input.email !== undefined) &&
@@ -99,7 +102,7 @@ export async function updateCurrentUser(
     if (email !== user.email) {
       const other = await findUserByEmail(deps.db, email);
       if (other) throw new AuthError('email_exists');
-      await emailQuota(deps, email);
+      await emailChangeQuota(deps, user, email);
       newEmail = email;
     }
   }

@@ -1,10 +1,9 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { type AppEnv, parseBody, queryParam } from '../../core/http/context.ts';
-import { authRelations, requireUser } from '../../core/http/middleware.ts';
-import { documentRoute } from '../../core/http/openapi.ts';
+import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
+import { authRelations } from '../../core/http/guards.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
+import { userSchema } from '../../core/http/response-schemas.ts';
 import { emailField, metadataField, parseMetadata, passwordField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { userJson } from '../../core/user-json.ts';
@@ -20,55 +19,57 @@ export const userUpdateBody = z.object({
   code_challenge_method: z.string().max(20).nullish(),
 });
 
-export function userRoutes(deps: Deps) {
-  const r = new OpenAPIHono<AppEnv>();
-  r.use('/user', requireUser(deps));
-  documentRoute(r, {
-    method: 'get',
-    path: '/user',
-    summary: 'The signed-in user',
-    auth: true,
-    responses: { 200: 'User', 401: 'no_authorization', 403: 'bad_jwt / session_not_found' },
-  });
-  r.get('/user', async (c) => {
-    const auth = c.get('auth');
-    const { user } = auth;
-    const rel = authRelations(auth) ?? (await loadUserRelations(deps.db, user.id));
-    c.header('Cache-Control', 'no-store');
-    return c.json(userJson(user, rel.identities, rel.factors));
-  });
-  documentRoute(r, {
-    method: 'put',
-    path: '/user',
-    summary:
-      'Update metadata, password (ends other sessions; from a session over 24 h old with the nonce of GET /reauthenticate) or email (confirmed by links to the current and the new address)',
-    auth: true,
-    body: userUpdateBody,
-    query: z.object({ redirect_to: z.string().optional() }),
-    responses: {
-      200: 'User',
-      400: 'reauthentication_needed',
-      422: 'weak_password / same_password / email_exists / reauthentication_not_valid',
-    },
-  });
-  r.put('/user', async (c) => {
-    const body = parseBody(c, userUpdateBody);
-    const { user, session } = c.get('auth');
-    const result = await updateCurrentUser(
-      deps,
-      user,
-      session,
-      {
-        email: body.email,
-        password: body.password,
-        nonce: body.nonce,
-        data: parseMetadata(body.data),
-        pkce: parsePkceParams(body),
+export function userEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'get',
+      path: '/user',
+      access: 'user',
+      summary: 'The signed-in user',
+      responses: {
+        200: { description: 'User', schema: userSchema },
+        401: 'no_authorization',
+        403: 'bad_jwt / session_not_found',
       },
-      redirectFor(deps, c, queryParam(c, 'redirect_to')),
-      c.get('meta'),
-    );
-    return c.json(result);
-  });
-  return r;
+      handler: async (c) => {
+        const auth = c.get('auth');
+        const { user } = auth;
+        const rel = authRelations(auth) ?? (await loadUserRelations(deps.db, user.id));
+        c.header('Cache-Control', 'no-store');
+        return c.json(userJson(user, rel.identities, rel.factors));
+      },
+    }),
+    defineEndpoint({
+      method: 'put',
+      path: '/user',
+      access: 'user',
+      summary:
+        'Update metadata, password (ends other sessions; from a session over 24 h old with the nonce of GET /reauthenticate) or email (confirmed by links to the current and the new address)',
+      body: userUpdateBody,
+      query: z.object({ redirect_to: z.string().optional() }),
+      responses: {
+        200: { description: 'User', schema: userSchema },
+        400: 'reauthentication_needed',
+        422: 'weak_password / same_password / email_exists / reauthentication_not_valid',
+      },
+      handler: async (c, { body, query }) => {
+        const { user, session } = c.get('auth');
+        const result = await updateCurrentUser(
+          deps,
+          user,
+          session,
+          {
+            email: body.email,
+            password: body.password,
+            nonce: body.nonce,
+            data: parseMetadata(body.data),
+            pkce: parsePkceParams(body),
+          },
+          redirectFor(deps, c, query('redirect_to')),
+          c.get('meta'),
+        );
+        return c.json(result);
+      },
+    }),
+  ];
 }

@@ -1,0 +1,106 @@
+// Who may call an endpoint. Every endpoint declares one access level (define-endpoint.ts), and
+// app.ts runs that level's chain of guards in front of it. Hono would also let a sub-router
+// `use('*', guard)`, but a sub-router mounted at '/' merges that middleware as '/*' into the parent,
+// where it would run for every other router's paths too; GoTrue's paths share no prefix to group
+// them by, so each endpoint carries its group's chain instead.
+import type { MiddlewareHandler } from 'hono';
+import type { Config } from '../../config.ts';
+import { safeEqual } from '../../crypto/tokens.ts';
+import { findSessionWithUserAndRelations } from '../../db/sessions.repo.ts';
+import type { FactorRow, IdentityRow } from '../../db/users.repo.ts';
+import { AuthError } from '../../errors.ts';
+import type { Deps } from '../deps.ts';
+import type { AppEnv } from './context.ts';
+import { jsonBody } from './middleware.ts';
+
+/**
+ * - `public`: no key (the email link, health, the key set and OpenID configuration, the OpenAPI
+ *   document, the development mailbox);
+ * - `apikey`: the anon or the service-role key, as the Supabase gateway requires;
+ * - `user`: a key and a signed-in user (`Authorization: Bearer <access token>`);
+ * - `service`: the service-role key (the admin API's level).
+ */
+export type Access = 'public' | 'apikey' | 'user' | 'service';
+
+/** Which key the caller presented (recorded by requireApiKey as `c.get('apiKey')`). */
+export type ApiKeyKind = 'anon' | 'service';
+
+/**
+ * The `apikey` header (or `?apikey=`): the public ANON_KEY or the SERVICE_ROLE_KEY. Records which
+ * one it was on the request (`c.get('apiKey')`).
+ */
+export function requireApiKey(config: Config): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header('apikey') ?? c.req.query('apikey');
+    if (!key) throw new AuthError('no_api_key');
+    // Constant-time, and both comparisons always run: SERVICE_ROLE_KEY is a secret.
+    const anon = safeEqual(key, config.ANON_KEY);
+    const service = config.SERVICE_ROLE_KEY !== undefined && safeEqual(key, config.SERVICE_ROLE_KEY);
+    if (!anon && !service) throw new AuthError('invalid_api_key');
+    // Should both keys ever be configured equal, the caller gets the lesser power.
+    c.set('apiKey', anon ? 'anon' : 'service');
+    return next();
+  };
+}
+
+/**
+ * The service-role level: runs after requireApiKey and lets through only the SERVICE_ROLE_KEY
+ * (GoTrue answers 403 not_admin to any other caller of its admin API). No SERVICE_ROLE_KEY
+ * configured: nobody passes.
+ */
+export function requireServiceRole(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.get('apiKey') !== 'service') throw new AuthError('not_admin');
+    return next();
+  };
+}
+
+/** Authenticates `Authorization: Bearer <access token>` and loads its user and session. */
+export function requireUser(deps: Deps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const match = header.match(/^Bearer\s+(\S+)$/i);
+    if (!match) throw new AuthError('no_authorization');
+    const token = match[1] as string;
+    let claims: Awaited<ReturnType<typeof deps.keys.verify>>;
+    try {
+      claims = await deps.keys.verify(token);
+    } catch (err) {
+      const detail = (err as Error).message?.slice(0, 100) ?? 'invalid';
+      throw new AuthError('bad_jwt', `invalid JWT: unable to parse or verify signature, ${detail}`);
+    }
+    if (typeof claims.session_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.session_id))
+      throw new AuthError('session_not_found');
+    // One prepared statement loads the session, user, identities and factors (GET /user needs all).
+    const found = await findSessionWithUserAndRelations(deps.db, claims.session_id);
+    if (!found) throw new AuthError('session_not_found');
+    if (found.user.id !== claims.sub) throw new AuthError('user_not_found');
+    const auth = { user: found.user, session: found.session };
+    loadedRelations.set(auth, { identities: found.identities, factors: found.factors });
+    c.set('auth', auth);
+    return next();
+  };
+}
+
+const loadedRelations = new WeakMap<object, { identities: IdentityRow[]; factors: FactorRow[] }>();
+
+/** The identities and factors read together with `c.get('auth')` (as of the start of the request). */
+export function authRelations(auth: object): { identities: IdentityRow[]; factors: FactorRow[] } | undefined {
+  return loadedRelations.get(auth);
+}
+
+/**
+ * The chain each access level runs before its endpoint's handler. The body is read after the key
+ * check (a caller without a key never has its body read) and before the user check: the order the
+ * service has always answered double faults in (bad JSON and no bearer token → bad_json).
+ */
+export function guardChains(deps: Deps): Record<Access, MiddlewareHandler<AppEnv>[]> {
+  const apiKey = requireApiKey(deps.config);
+  const body = jsonBody();
+  return {
+    public: [body],
+    apikey: [apiKey, body],
+    user: [apiKey, body, requireUser(deps)],
+    service: [apiKey, body, requireServiceRole()],
+  };
+}

@@ -491,6 +491,12 @@ describe('accessibility and prerendering of the account pages', () => {
     await p.goto(`${product.origin}/auth/forgot`, { waitUntil: 'load' });
     await p.waitForTimeout(500);
     expect(scripts).toEqual([]);
+    // The set-password page opened without a link answers at once, before (and without) any script.
+    await p.goto(`${product.origin}/ar/auth/reset`, { waitUntil: 'load' });
+    await p.waitForTimeout(500);
+    expect(await p.getByTestId('reset-no-session').isVisible()).toBe(true);
+    expect(await p.getByTestId('reset-checking').isVisible()).toBe(false);
+    expect(scripts).toEqual([]);
     await context.close();
   });
 

@@ -38,15 +38,17 @@ rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 // 2. Defer the framework bootstrap on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
 for (const file of htmlFiles) {
-  // Home, auth and forgot-password pages hydrate on first interaction (or at once when a session
-  // must be restored, an email link's `?code=` or error handled, or `?mode=` applied): a visitor who only reads runs no framework code, and the auth form's HTML
+  // Home, auth and the recovery pages hydrate on first interaction (or at once when a session must
+  // be restored, an email link's `?code=` or error handled, or `?mode=` applied): a visitor who only reads runs no framework code, and the auth form's HTML
   // is safe before hydration (submit disabled, method="post"). 404 pages hydrate on load (the
-  // console log of the missing path needs the framework), and so does the set-password page: it is
-  // reached from a recovery link, whose code must be exchanged before there is anything to show.
+  // console log of the missing path needs the framework).
   const interactive = locales.some((locale) =>
-    ['index.html', join('auth', 'index.html'), join('auth', 'forgot', 'index.html')].some(
-      (page) => file === join(clientDir, localePrefix(locale).slice(1), page),
-    ),
+    [
+      'index.html',
+      join('auth', 'index.html'),
+      join('auth', 'forgot', 'index.html'),
+      join('auth', 'reset', 'index.html'),
+    ].some((page) => file === join(clientDir, localePrefix(locale).slice(1), page)),
   );
   writeFileSync(file, deferBootstrap(readFileSync(file, 'utf8'), interactive ? 'interaction' : 'load'));
 }

@@ -41,8 +41,7 @@ export function pageMeta(page: PageKey, locale: Locale, pathname: string): MetaD
     { name: 'twitter:description', content: description },
     { name: 'twitter:image', content: image },
   ];
-  // The 404 page and the set-password page (reached only from an email link) are not for search.
-  if (page === 'notFound' || page === 'reset') {
+  if (page === 'notFound') {
     meta.push({ name: 'robots', content: 'noindex' });
     return meta;
   }

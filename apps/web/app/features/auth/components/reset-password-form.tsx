@@ -19,7 +19,8 @@ type Stage = 'checking' | 'ready' | 'no-session';
  * browser that asked for it) for a recovery session, then the new password is saved with
  * `updateUser({ password })` and the visitor is signed in at `/`. Without a recovery session from
  * this landing (expired, used, opened elsewhere or typed by hand) the page says so and offers a
- * fresh link. The page starts its script on load: it exists to handle an email link.
+ * fresh link. Its script starts at once only when the URL carries an email link; opened without one,
+ * the prerendered page already gives that answer (routes/reset-password.tsx, app.css).
  */
 export function ResetPasswordForm() {
   const m = useMessages();
@@ -82,11 +83,18 @@ export function ResetPasswordForm() {
   return (
     <AuthCard page="reset" heading={copy.heading} text={copy.text}>
       {stage === 'checking' ? (
-        <p className="mt-8 text-muted" role="status" data-testid="reset-checking">
+        <p className="mt-8 text-muted" role="status" data-testid="reset-checking" data-show="link">
           {copy.checking}
         </p>
-      ) : stage === 'no-session' ? (
-        <div className="mt-8 space-y-5" data-testid="reset-no-session">
+      ) : null}
+      {stage !== 'ready' ? (
+        // While checking, shown only by CSS for a visit without a link (see app.css): the page then
+        // answers before (and without) its script.
+        <div
+          className="mt-8 space-y-5"
+          data-testid="reset-no-session"
+          data-show={stage === 'checking' ? 'no-link' : undefined}
+        >
           <FormMessage tone="error">{`${copy.noSession} ${copy.noSessionNext}`}</FormMessage>
           <a
             href={paths.forgotPassword.getHref(locale)}
@@ -95,7 +103,8 @@ export function ResetPasswordForm() {
             {copy.requestNew}
           </a>
         </div>
-      ) : (
+      ) : null}
+      {stage === 'ready' ? (
         <form method="post" className="mt-8 space-y-5" noValidate onSubmit={onSubmit}>
           <div className="space-y-2">
             <Label htmlFor={ids.password}>{copy.passwordLabel}</Label>
@@ -123,7 +132,7 @@ export function ResetPasswordForm() {
             {submitting ? m.auth.pending : copy.submit}
           </Button>
         </form>
-      )}
+      ) : null}
     </AuthCard>
   );
 }

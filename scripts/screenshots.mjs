@@ -62,6 +62,15 @@ try {
         .catch(() => {});
       if (name.includes('-link-')) await page.getByTestId('auth-notice').waitFor({ timeout: 10_000 });
       if (name.includes('-reset-')) await page.getByTestId('reset-no-session').waitFor({ timeout: 10_000 });
+      // Arabic pages switch to their web font after the largest paint (issue #18): show that face.
+      await page
+        .waitForFunction(
+          () =>
+            document.documentElement.lang !== 'ar' || document.documentElement.hasAttribute('data-web-font'),
+          null,
+          { timeout: 10_000 },
+        )
+        .catch(() => {});
       await page.evaluate(() => document.fonts.ready);
       // Below-the-fold sections use content-visibility: auto, which a full-page capture does not
       // render; show them as a visitor who scrolled would see them.

@@ -3,8 +3,10 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { Session, User } from '../../core/http/response-schemas.ts';
+import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
-import { assertPasswordAcceptable, type PasswordCheck } from '../../core/password-policy.ts';
+import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
+import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuotaLimits, enforceOtpIpLimit, enforceRateLimits, type Limit } from '../../core/rate-limit.ts';
 import { fakeUserJson, userJson } from '../../core/user-json.ts';
@@ -27,17 +29,6 @@ export type SignupInput = {
   pkce?: PkceParams | undefined;
 };
 
-/** Hook for the hardening issue (e.g. a common-password list); sign-up and password change use it. */
-export const passwordChecks: PasswordCheck[] = [];
-
-export function policyOf(deps: Deps) {
-  return {
-    minLength: deps.config.PASSWORD_MIN_LENGTH,
-    maxLength: deps.config.PASSWORD_MAX_LENGTH,
-    rejectCommon: deps.config.PASSWORD_REJECT_COMMON,
-  };
-}
-
 /** POST /signup. Returns a bare user (confirmation on) or a session (MAILER_AUTOCONFIRM). */
 export async function signUp(
   deps: Deps,
@@ -48,9 +39,15 @@ export async function signUp(
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   if (input.email === undefined) throw new AuthError('anonymous_provider_disabled');
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
-  assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, { email: input.email });
+  assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), { email: input.email });
   const email = parseEmail(input.email);
-  const data = input.data ?? {};
+  // The language of the confirmation mail, remembered in user_metadata.locale for later mail.
+  const { locale, metadata: data } = signupLocale(
+    input.data ?? {},
+    redirectTo,
+    deps.config.SITE_URL,
+    MAX_METADATA_BYTES,
+  );
 
   await enforceOtpIpLimit(deps, meta.ip);
   const autoconfirm = deps.config.MAILER_AUTOCONFIRM;
@@ -92,6 +89,8 @@ export async function signUp(
           to: email,
           redirectTo,
           pkce: input.pkce,
+          locale,
+          data,
         });
         return { user, identity, session: undefined };
       }
@@ -172,7 +171,15 @@ async function repeatedSignup(
         updatedAt: now,
       });
       // The fresh link follows the flow of this request (PKCE: ?code= for this client's verifier).
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo, pkce });
+      await issueEmailToken(deps, tx, {
+        userId: user.id,
+        type: 'confirmation',
+        to: email,
+        redirectTo,
+        pkce,
+        locale: mailLocaleFor(redirectTo, deps.config.SITE_URL, data),
+        data,
+      });
       await audit(tx, 'user_confirmation_requested', user.id, meta.ip, {});
       return updated;
     });

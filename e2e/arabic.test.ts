@@ -332,7 +332,14 @@ describe('Arabic mobile menu', () => {
 });
 
 describe('accessibility of the Arabic pages (axe, WCAG 2.2 AA)', () => {
-  const pages = ['/ar/', '/ar/auth', '/ar/auth?mode=signup', '/ar/missing'];
+  const pages = [
+    '/ar/',
+    '/ar/auth',
+    '/ar/auth?mode=signup',
+    '/ar/auth/forgot',
+    '/ar/auth/reset',
+    '/ar/missing',
+  ];
   for (const [label, options] of [
     ['desktop', desktop],
     ['375px', mobile],

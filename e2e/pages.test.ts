@@ -248,7 +248,7 @@ describe('404 page', () => {
 });
 
 describe('accessibility (axe, WCAG 2.2 AA)', () => {
-  const pages = ['/', '/auth', '/auth?mode=signup', '/missing'];
+  const pages = ['/', '/auth', '/auth?mode=signup', '/auth/forgot', '/auth/reset', '/missing'];
   for (const [label, options] of [
     ['desktop', desktop],
     ['375px', mobile],

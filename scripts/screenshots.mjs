@@ -1,6 +1,7 @@
 // Screenshots of both editions for a person to compare: starts the real product (building the site
-// if needed), then writes screenshots/<page>-<width>.png for /, /auth, /ar/, /ar/auth and both 404s
-// at 375 px and 1280 px (full page), with Debian's Chromium. Run: node scripts/screenshots.mjs
+// if needed), then writes screenshots/<page>-<width>.png for /, /auth, the recovery pages, the
+// email-link notices, both 404s, and the same in Arabic, at 375 px and 1280 px (full page), with
+// Debian's Chromium. Run: node scripts/screenshots.mjs
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,14 +15,27 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
+// An email link opened where it cannot sign in (a code without this browser's verifier), and one
+// that failed: both land on the auth page with a notice.
+const elsewhere = '?code=opened-in-another-browser';
+const expired =
+  '#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired';
 const pages = [
   ['home', '/'],
   ['auth', '/auth'],
   ['auth-signup', '/auth?mode=signup'],
+  ['auth-forgot', '/auth/forgot'],
+  ['auth-reset-no-session', '/auth/reset'],
+  ['auth-link-confirmed', `/${elsewhere}`],
+  ['auth-link-expired', `/${expired}`],
   ['not-found', '/missing-page'],
   ['ar-home', '/ar/'],
   ['ar-auth', '/ar/auth'],
   ['ar-auth-signup', '/ar/auth?mode=signup'],
+  ['ar-auth-forgot', '/ar/auth/forgot'],
+  ['ar-auth-reset-no-session', '/ar/auth/reset'],
+  ['ar-auth-link-confirmed', `/ar/${elsewhere}`],
+  ['ar-auth-link-expired', `/ar/${expired}`],
   ['ar-not-found', '/ar/missing-page'],
 ];
 const widths = [375, 1280];
@@ -53,6 +67,8 @@ try {
           timeout: 10_000,
         })
         .catch(() => {});
+      if (name.includes('-link-')) await page.getByTestId('auth-notice').waitFor({ timeout: 10_000 });
+      if (name.includes('-reset-')) await page.getByTestId('reset-no-session').waitFor({ timeout: 10_000 });
       // Arabic pages switch to their web font after the largest paint (issue #18): show that face.
       await page
         .waitForFunction(

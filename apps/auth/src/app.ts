@@ -18,9 +18,11 @@ import { factorEndpoints } from './features/mfa/factors.routes.ts';
 import { devMailboxEndpoints } from './features/ops/dev-mailbox.routes.ts';
 import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.ts';
 import { settingsEndpoints } from './features/ops/settings.routes.ts';
+import { otpEndpoints } from './features/otp/otp.routes.ts';
 import { logoutEndpoints } from './features/session/logout.routes.ts';
 import { tokenEndpoints } from './features/session/token.routes.ts';
 import { signupEndpoints } from './features/signup/signup.routes.ts';
+import { switchedOffEndpoints } from './features/switched-off/switched-off.routes.ts';
 import { reauthenticateEndpoints } from './features/user/reauthenticate.routes.ts';
 import { userEndpoints } from './features/user/user.routes.ts';
 import { createSiteApp, type SiteOptions } from './site/site-app.ts';
@@ -72,6 +74,8 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...logoutEndpoints(deps),
     ...recoverEndpoints(deps),
     ...resendEndpoints(deps),
+    ...otpEndpoints(deps),
+    ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

@@ -173,6 +173,12 @@ export const envSchema = z.object({
     .default('info')
     .meta({ description: 'pino log level' }),
   DISABLE_SIGNUP: bool.default(false).meta({ description: 'close sign-ups' }),
+  // GoTrue's switch: POST /signup with neither email nor phone makes an anonymous user. Off unless
+  // asked for: every call creates an account row, so an open endpoint is a way to fill the database.
+  EXTERNAL_ANONYMOUS_USERS_ENABLED: bool.default(false).meta({
+    description:
+      '`signInAnonymously` (`POST /signup` with neither email nor phone) creates an anonymous user; off: `422 anonymous_provider_disabled`',
+  }),
   // Fixed-window rate limits (count per RATE_LIMIT_WINDOW seconds; 0 turns one off). Defaults follow
   // GoTrue's (30 per 5 min for OTP/verify/sign-up per IP) with a separate sign-in bucket: a refresh is
   // never rate limited, because supabase-js signs the user out on a 429 during refresh. The test
@@ -186,9 +192,14 @@ export const envSchema = z.object({
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000)
     .default(100)
     .meta({ description: 'password sign-ins per account per window' }),
-  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000)
+  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(30).meta({
+    description:
+      'sign-up, recover, resend, `POST /otp`, `PUT /user`, `GET /reauthenticate` per IP per window',
+  }),
+  // GoTrue's RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins per IP per hour (each one is a new account).
+  RATE_LIMIT_ANONYMOUS_USERS: int(0, 1_000_000)
     .default(30)
-    .meta({ description: 'sign-up, recover, resend, `PUT /user`, `GET /reauthenticate` per IP per window' }),
+    .meta({ description: "anonymous sign-ins per IP per hour (GoTrue's setting)" }),
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000)
     .default(30)
     .meta({ description: 'email verifications per IP per window' }),
@@ -276,6 +287,24 @@ export const envSchema = z.object({
     description: 'with `SMS_PROVIDER=webhook`: where `{to, body, kind}` is POSTed',
   }),
   SMS_WEBHOOK_TOKEN: optionalString.meta({ description: 'bearer token sent to `SMS_WEBHOOK_URL`' }),
+  // Phone sign-in (GoTrue's EXTERNAL_PHONE_ENABLED): signInWithOtp({ phone }) and verifyOtp type sms,
+  // through the SMS sender above. Off by default: every code costs money and needs a real provider.
+  EXTERNAL_PHONE_ENABLED: bool.default(false).meta({
+    description:
+      "phone sign-in with SMS codes (`signInWithOtp({ phone })`, `verifyOtp` type `sms`) through `SMS_PROVIDER`; off: GoTrue's `phone_provider_disabled`",
+  }),
+  SMS_OTP_EXP: int(10, 86400)
+    .default(60)
+    .meta({ description: "seconds a sign-in SMS code stays valid (GoTrue's)" }),
+  SMS_MAX_FREQUENCY: int(0, 3600)
+    .default(60)
+    .meta({ description: "seconds between two sign-in SMS codes to one number (GoTrue's)" }),
+  // GoTrue's SMS_TEST_OTP: fixed codes for test numbers, `number:code` pairs (E.164 without "+"),
+  // comma-separated. No SMS is sent to them and their code is not used up.
+  SMS_TEST_OTP: z.string().default('').meta({
+    description:
+      "fixed sign-in codes for test numbers, `15555550100:123456,…` (GoTrue's): no SMS is sent and the code stays valid",
+  }),
   // PKCE flow states (code_challenge on sign-up, recovery, email change) live this long.
   FLOW_STATE_EXPIRY: int(10, 86400).default(300).meta({ description: 'PKCE auth-code lifetime, seconds' }),
   // GoTrue's session limits, seconds (0 = none, GoTrue's default): a session ends this long after it
@@ -387,6 +416,14 @@ export type Config = {
   SITE_DIR: string;
   LOG_LEVEL: string;
   DISABLE_SIGNUP: boolean;
+  EXTERNAL_ANONYMOUS_USERS_ENABLED: boolean;
+  phone: {
+    enabled: boolean;
+    otpExp: number;
+    maxFrequency: number;
+    /** Test number (digits, no "+") → its fixed code. */
+    testOtp: Map<string, string>;
+  };
   mfa: {
     rpId: string | undefined;
     rpOrigins: string[];
@@ -416,6 +453,7 @@ export type Config = {
     signinPerIp: number;
     signinPerAccount: number;
     otpPerIp: number;
+    anonymousPerIp: number;
     verifyPerIp: number;
     verifyCodesPerAddress: number;
     emailPerAddress: number;
@@ -445,6 +483,23 @@ function pickMailSettings(
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** SMS_TEST_OTP: `number:code` pairs; a malformed pair refuses the start (a typo must not go unseen). */
+function parseTestOtp(value: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const m = pair.match(/^\+?([1-9]\d{1,14}):(\d{6,10})$/);
+    if (!m)
+      throw new ConfigError(
+        `SMS_TEST_OTP: "${pair}" is not number:code (E.164 digits, a 6 to 10 digit code)`,
+      );
+    out.set(m[1] as string, m[2] as string);
+  }
+  return out;
 }
 
 function isLoopbackHost(hostname: string): boolean {
@@ -644,6 +699,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
+    EXTERNAL_ANONYMOUS_USERS_ENABLED: e.EXTERNAL_ANONYMOUS_USERS_ENABLED,
+    phone: {
+      enabled: e.EXTERNAL_PHONE_ENABLED,
+      otpExp: e.SMS_OTP_EXP,
+      maxFrequency: e.SMS_MAX_FREQUENCY,
+      testOtp: parseTestOtp(e.SMS_TEST_OTP),
+    },
     mfa: {
       // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
       rpId: e.WEBAUTHN_RP_ID,
@@ -670,6 +732,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
+      anonymousPerIp: e.RATE_LIMIT_ANONYMOUS_USERS,
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
       verifyCodesPerAddress: e.RATE_LIMIT_VERIFY_CODES_PER_ADDRESS,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,

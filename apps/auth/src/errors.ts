@@ -62,6 +62,13 @@ export const errorTable = {
     message: 'A verified phone factor already exists, unenroll the existing factor to continue',
   },
   mfa_phone_enroll_not_enabled: { status: 422, message: 'MFA enroll is disabled for Phone' },
+  // Features we do not offer, answered as a GoTrue with them switched off (features/switched-off).
+  saml_provider_disabled: { status: 404, message: 'SAML 2.0 is disabled' },
+  manual_linking_disabled: { status: 404, message: 'Manual linking is disabled' },
+  web3_provider_disabled: { status: 422, message: 'Web3 provider is disabled' },
+  provider_disabled: { status: 400, message: 'Provider is not enabled' },
+  // GoTrue's OAuth-style answer (400 {error, error_description}), e.g. the id_token grant's.
+  oauth_invalid_request: { status: 400, message: 'invalid request' },
   over_sms_send_rate_limit: { status: 429, message: 'SMS rate limit exceeded' },
   sms_send_failed: { status: 500, message: 'Error sending SMS' },
   over_request_rate_limit: { status: 429, message: 'Request rate limit reached' },
@@ -85,16 +92,24 @@ export class AuthError extends Error {
   readonly status: number;
   readonly extra: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** Rendered in OAuth's shape, `{error: oauth, error_description: message}`, instead of GoTrue's. */
+  readonly oauth: string | undefined;
   constructor(
     code: ErrorCode,
     message?: string,
-    options?: { extra?: Record<string, unknown>; headers?: Record<string, string>; status?: number },
+    options?: {
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      status?: number;
+      oauth?: string;
+    },
   ) {
     super(message ?? errorTable[code].message);
     this.code = code;
     this.status = options?.status ?? errorTable[code].status;
     this.extra = options?.extra;
     this.headers = options?.headers;
+    this.oauth = options?.oauth;
   }
 }
 
@@ -118,7 +133,12 @@ export function toErrorResponse(c: Context, err: AuthError, requestId?: string):
     ...err.headers,
   };
   let body: Record<string, unknown>;
-  if (version) {
+  if (err.oauth) {
+    // GoTrue's OAuthError: always this body, whatever the API version (the client reads
+    // error_description as the message).
+    delete headers['x-sb-error-code'];
+    body = { error: err.oauth, error_description: err.message };
+  } else if (version) {
     headers[API_VERSION_HEADER] = version;
     body = { code: err.code, message: err.message, ...err.extra };
   } else {

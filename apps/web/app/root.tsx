@@ -4,7 +4,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 're
 import css from './app.css?inline';
 import { localeDirection, localeFromPathname } from './config/locales.ts';
 import { siteConfig } from './config/site.ts';
-import { LocaleProvider } from './i18n/locale-context.tsx';
+import { LocaleProvider, useMessages } from './i18n/locale-context.tsx';
 import { isToasterRequested, subscribeToToasterRequest } from './lib/notify.ts';
 
 // The toast host (and sonner) load only when the first toast is requested (lib/notify.ts); it stays
@@ -20,6 +20,20 @@ function ToastHost() {
       <Toaster />
     </Suspense>
   ) : null;
+}
+
+/** The first focusable element of every page: straight to its <main id="main">, past the navigation. */
+function SkipLink() {
+  const m = useMessages();
+  return (
+    <a
+      href="#main"
+      className="fixed start-4 top-4 z-[100] -translate-y-[200%] rounded-full bg-saffron-400 px-5 py-3 text-sm font-semibold text-oasis-950 focus:translate-y-0"
+      data-testid="skip-link"
+    >
+      {m.common.skipToContent}
+    </a>
+  );
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -54,6 +68,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         <LocaleProvider locale={locale}>
+          <SkipLink />
           {children}
           <ToastHost />
         </LocaleProvider>

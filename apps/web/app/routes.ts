@@ -5,9 +5,13 @@ import { index, prefix, type RouteConfig, route } from '@react-router/dev/routes
 export default [
   index('routes/home.tsx', { id: 'en-home' }),
   route('auth', 'routes/auth.tsx', { id: 'en-auth' }),
+  route('auth/forgot', 'routes/forgot-password.tsx', { id: 'en-forgot' }),
+  route('auth/reset', 'routes/reset-password.tsx', { id: 'en-reset' }),
   ...prefix('ar', [
     index('routes/home.tsx', { id: 'ar-home' }),
     route('auth', 'routes/auth.tsx', { id: 'ar-auth' }),
+    route('auth/forgot', 'routes/forgot-password.tsx', { id: 'ar-forgot' }),
+    route('auth/reset', 'routes/reset-password.tsx', { id: 'ar-reset' }),
     route('*', 'routes/not-found.tsx', { id: 'ar-not-found' }),
   ]),
   route('*', 'routes/not-found.tsx', { id: 'en-not-found' }),

@@ -15,8 +15,8 @@ export type DeferTrigger = 'load' | 'interaction';
 /**
  * `load`: start the framework when the window has loaded. `interaction` (home and auth pages): start
  * it at the visitor's first interaction (pointer down or move, touch, key, focus, scroll), or on load
- * when there is state to apply at once: a stored `sb-*-auth-token` session or tokens in the URL (the
- * email confirmation link), so the signed-in navigation / redirect happens without any interaction,
+ * when there is state to apply at once: a stored `sb-*-auth-token` session or an email link's result in the
+ * URL (`?code=`, an error, or fragment tokens to throw away), so the signed-in navigation / redirect happens without any interaction,
  * or a `?mode=` the prerendered sign-in page must switch to.
  *
  * A click on a plain button before the framework started (e.g. the auth page's mode toggle: the tap
@@ -83,7 +83,7 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
             hasPlainButton
             ? `new MutationObserver((_,o)=>{if(d.dataset.hydrated){o.disconnect();p?.isConnected&&p.click()}}).observe(d,{attributeFilter:["data-hydrated"]});`
             : '') +
-        `const r=()=>{try{if(/access_token|error_description|[?&]mode=/.test(location.hash+location.search))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
+        `const r=()=>{try{if(/access_token|error_description|error_code|[?&#]error=|[?&]code=|[?&]mode=/.test(location.search+location.hash))return 1;for(let i=0;i<localStorage.length;i++)if(/^sb-.+-auth-token$/.test(localStorage.key(i)))return 1}catch{}return 0};` +
         `r()&&(document.readyState==="complete"?g():addEventListener("load",g,{once:true}))</script>`);
 
   return html.replace(modulePreloadPattern, '').replace(bootstrapPattern, () => script);

@@ -41,15 +41,18 @@ rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 // 2. Defer the framework bootstrap on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
 for (const file of htmlFiles) {
-  // Home and auth pages hydrate on first interaction (or on load when a stored session, an email
-  // link's tokens or `?mode=` must be applied): a visitor who only reads runs no framework code, and
-  // the auth form's HTML is safe before hydration (submit disabled, method="post"; a submit asked for
-  // earlier is sent once hydrated). 404 pages hydrate on load (the console log of the missing path
-  // needs the framework).
+  // Home, auth and the recovery pages hydrate on first interaction (or on load when a stored
+  // session must be restored, an email link's `?code=` or error handled, or `?mode=` applied): a
+  // visitor who only reads runs no framework code, and the auth form's HTML is safe before hydration
+  // (submit disabled, method="post"; a submit asked for earlier is sent once hydrated). 404 pages
+  // hydrate on load (the console log of the missing path needs the framework).
   const interactive = locales.some((locale) =>
-    ['index.html', join('auth', 'index.html')].some(
-      (page) => file === join(clientDir, localePrefix(locale).slice(1), page),
-    ),
+    [
+      'index.html',
+      join('auth', 'index.html'),
+      join('auth', 'forgot', 'index.html'),
+      join('auth', 'reset', 'index.html'),
+    ].some((page) => file === join(clientDir, localePrefix(locale).slice(1), page)),
   );
   const html = inlineStreamHandoff(readFileSync(file, 'utf8'));
   writeFileSync(file, deferBootstrap(html, interactive ? 'interaction' : 'load'));

@@ -21,13 +21,18 @@ describe('validateCredentials (spec §5)', () => {
     ['a@b', 'Invalid email address'],
     ['a b@c.com', 'Invalid email address'],
   ])('rejects the email %j with "%s"', (email, message) => {
-    expect(validateCredentials({ email, password: 'longenough' }, v)).toEqual({ ok: false, message });
+    expect(validateCredentials({ email, password: 'longenough' }, v)).toEqual({
+      ok: false,
+      message,
+      field: 'email',
+    });
   });
 
   it('rejects a short password with the spec message', () => {
     expect(validateCredentials({ email: 'a@b.co', password: '12345' }, v)).toEqual({
       ok: false,
       message: 'Password must be at least 6 characters',
+      field: 'password',
     });
   });
 
@@ -35,6 +40,7 @@ describe('validateCredentials (spec §5)', () => {
     expect(validateCredentials({ email: 'x', password: '1' }, v)).toEqual({
       ok: false,
       message: 'Invalid email address',
+      field: 'email',
     });
   });
 

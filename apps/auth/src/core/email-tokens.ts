@@ -17,6 +17,8 @@ export function otpHash(deps: Deps, type: OneTimeTokenType, address: string, cod
 const verifyType: Record<OneTimeTokenType, string> = {
   confirmation: 'signup',
   recovery: 'recovery',
+  magiclink: 'magiclink',
+  sms: 'sms',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication',
@@ -24,6 +26,8 @@ const verifyType: Record<OneTimeTokenType, string> = {
 const mailKind: Record<OneTimeTokenType, MailKind> = {
   confirmation: 'confirmation',
   recovery: 'recovery',
+  magiclink: 'magic_link',
+  sms: 'confirmation', // never mailed: phone codes go out by SMS (features/otp/phone.ts)
   email_change_new: 'email_change',
   email_change_current: 'email_change_current',
   reauthentication: 'reauthentication',

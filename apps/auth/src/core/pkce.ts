@@ -43,6 +43,8 @@ export function parsePkceParams(body: {
 const AUTH_METHOD: Record<OneTimeTokenType, string> = {
   confirmation: 'email/signup',
   recovery: 'recovery',
+  magiclink: 'magiclink',
+  sms: 'otp', // never a PKCE flow
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication', // never mailed as a link, so never a PKCE flow

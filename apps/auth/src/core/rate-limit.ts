@@ -3,6 +3,7 @@ import {
   backoffWait,
   clearBackoff,
   hitCounters,
+  readCounters,
   reserveBackoff,
   signinGate,
 } from '../db/rate-limits.repo.ts';
@@ -47,7 +48,16 @@ function tooMany(deps: Deps, key: string, retryAfter: number, code: ErrorCode = 
  * Counts this request against each limit (one atomic upsert per window length) and throws 429 with
  * Retry-After when any is exceeded. A limit of 0 disables that check.
  */
-export async function enforceRateLimits(deps: Deps, limits: Limit[], windowSec: number): Promise<void> {
+export async function enforceRateLimits(
+  deps: Deps,
+  limits: Limit[],
+  windowSec: number,
+  /**
+   * false: count the hit without refusing (the request goes ahead whatever the counts); 'look':
+   * neither count nor refuse, but read the counters with the same number of statements.
+   */
+  refuse: boolean | 'look' = true,
+): Promise<void> {
   const active = limits.filter((l) => l.limit > 0);
   if (active.length === 0) return;
   const nowMs = deps.clock().getTime();
@@ -58,12 +68,9 @@ export async function enforceRateLimits(deps: Deps, limits: Limit[], windowSec: 
   }
   for (const [w, group] of byWindow) {
     const { start, retryAfter } = windowOf(nowMs, w);
-    const counts = await hitCounters(
-      deps.db,
-      group.map((l) => l.key),
-      start,
-    );
-    const over = group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
+    const keys = group.map((l) => l.key);
+    const counts = await (refuse === 'look' ? readCounters : hitCounters)(deps.db, keys, start);
+    const over = refuse === true && group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
     if (over) throw tooMany(deps, over.key, retryAfter, over.code);
   }
 }
@@ -105,17 +112,24 @@ export function codeAttemptLimit(deps: Deps, email: string): Limit {
  * addresses are counted and answered alike (a 429 reveals nothing about the account).
  */
 export function emailQuota(deps: Deps, email: string): Promise<void> {
+  const q = emailQuotaLimits(deps, email);
+  return enforceRateLimits(deps, [...q.recipient, q.global], deps.config.rateLimits.emailWindow);
+}
+
+/**
+ * The two halves of emailQuota, for a caller that knows before counting whether it sends mail
+ * (sign-up: a confirmed address gets no mail, so its recipient limits must not apply to it).
+ */
+export function emailQuotaLimits(deps: Deps, email: string): { recipient: Limit[]; global: Limit } {
   const rl = deps.config.rateLimits;
   const code = 'over_email_send_rate_limit' as const;
-  return enforceRateLimits(
-    deps,
-    [
+  return {
+    recipient: [
       { key: `email:floor:${email}`, limit: rl.emailFloor > 0 ? 1 : 0, windowSec: rl.emailFloor || 1, code },
       { key: `email:${email}`, limit: rl.emailPerAddress, code },
-      { key: 'email:global', limit: rl.emailSentPerHour, windowSec: 3600, code },
     ],
-    rl.emailWindow,
-  );
+    global: { key: 'email:global', limit: rl.emailSentPerHour, windowSec: 3600, code },
+  };
 }
 
 /**

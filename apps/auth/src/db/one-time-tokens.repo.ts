@@ -7,6 +7,8 @@ export type OneTimeTokenRow = typeof oneTimeTokens.$inferSelect;
 export type OneTimeTokenType =
   | 'confirmation'
   | 'recovery'
+  | 'magiclink'
+  | 'sms'
   | 'email_change_new'
   | 'email_change_current'
   | 'reauthentication';

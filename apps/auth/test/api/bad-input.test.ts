@@ -23,6 +23,7 @@ const endpoints: Array<{ method: string; path: string; auth?: boolean }> = [
   { method: 'POST', path: '/verify' },
   { method: 'POST', path: '/recover' },
   { method: 'POST', path: '/resend' },
+  { method: 'POST', path: '/otp' },
   { method: 'PUT', path: '/user', auth: true },
   { method: 'POST', path: '/logout', auth: true },
 ];

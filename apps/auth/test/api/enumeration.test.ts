@@ -185,6 +185,17 @@ describe('known and unknown emails are indistinguishable', { timeout: 240_000 },
     );
   });
 
+  it('magic link with create_user false (account vs no account): same {} and same timing', async () => {
+    await expectIndistinguishable('otp', () =>
+      measure(
+        confirmed.slice(0, N),
+        (email) => post('/otp', { email, create_user: false }),
+        (s, b) => `${s}:${JSON.stringify(b)}`,
+        4,
+      ),
+    );
+  });
+
   it('resend (pending sign-up vs no account): same {} and same timing', async () => {
     await expectIndistinguishable('resend', () =>
       measure(

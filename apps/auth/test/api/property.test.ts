@@ -111,6 +111,7 @@ const ENDPOINTS: Array<{ method: string; path: string; auth?: boolean }> = [
   { method: 'GET', path: '/verify' },
   { method: 'POST', path: '/recover' },
   { method: 'POST', path: '/resend' },
+  { method: 'POST', path: '/otp' },
   { method: 'GET', path: '/user', auth: true },
   { method: 'PUT', path: '/user', auth: true },
   { method: 'POST', path: '/logout', auth: false },

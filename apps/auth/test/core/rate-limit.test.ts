@@ -418,6 +418,65 @@ describe('email bombing', () => {
     expect(t.inbox.all().filter((m) => m.to === existing)).toHaveLength(2);
   });
 
+  it('a repeated sign-up of a confirmed address gets the fake user however recently mail went to it, as a new address does', async () => {
+    // Issue 13: this answered 429 over_email_send_rate_limit within a minute of any mail to the
+    // address (the floor was counted before the look-up), where GoTrue answers the fake user.
+    const t = await server({
+      MAILER_AUTOCONFIRM: 'false',
+      RATE_LIMIT_EMAIL_FLOOR: '60',
+      RATE_LIMIT_EMAIL_PER_ADDRESS: '2',
+    });
+    const clock = freeze(t, Date.UTC(2030, 0, 1, 0, 30, 0)); // within one hourly window throughout
+    const signUp = async (email: string) => {
+      const r = await t.api('/signup', {
+        method: 'POST',
+        body: JSON.stringify({ email, password: 'correct horse' }),
+      });
+      const body = await r.json();
+      return {
+        status: r.status,
+        code: body.error_code ?? null,
+        identities: body.identities?.length ?? null,
+        body,
+      };
+    };
+    const confirmed = uniqueEmail('confirmed');
+    expect((await signUp(confirmed)).status).toBe(200);
+    const link = (await t.inbox.waitFor(confirmed)).links[0] as string;
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(303);
+    // Mail goes to it again a minute later: a recovery link, within the floor of the next sign-ups.
+    clock.advance(60_000);
+    expect(
+      (await t.api('/recover', { method: 'POST', body: JSON.stringify({ email: confirmed }) })).status,
+    ).toBe(200);
+    await t.inbox.waitFor(confirmed, (m) => /reset|recover/i.test(m.subject));
+    // Well past the per-address count too: every repeat is GoTrue's fake user (200, no identities).
+    for (let i = 0; i < 4; i++) {
+      const again = await signUp(confirmed);
+      expect([again.status, again.code, again.identities]).toEqual([200, null, 0]);
+      expect(again.body.email).toBe(confirmed);
+    }
+    // A new address answers 200 too, even when a recover of it (no account: nothing sent) hit its
+    // floor a moment before: its counters never make it answer differently from a confirmed one.
+    const fresh = uniqueEmail('fresh');
+    expect((await t.api('/recover', { method: 'POST', body: JSON.stringify({ email: fresh }) })).status).toBe(
+      200,
+    );
+    const first = await signUp(fresh);
+    expect([first.status, first.code, first.identities]).toEqual([200, null, 1]);
+    await t.inbox.waitFor(fresh);
+    // Mail that IS sent still meets the floor: a resend right after the sign-up's mail is refused.
+    const resend = await t.api('/resend', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'signup', email: fresh }),
+    });
+    expect(resend.status).toBe(429);
+    expect((await resend.json()).error_code).toBe('over_email_send_rate_limit');
+    // No mail beyond the confirmation and the recovery reached the confirmed address.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.inbox.all().filter((m) => m.to === confirmed)).toHaveLength(2);
+  });
+
   it('counts every email-change mail against the address it goes to, whoever asks', async () => {
     // Two accounts name the victim as their new address, then keep asking /resend for the change
     // mail by their own (current) addresses: each mail still counts against the victim.

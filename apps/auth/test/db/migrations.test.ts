@@ -64,5 +64,6 @@ describe('0002 secure email change', () => {
     expect(list).toContainEqual({ id: pendingId, status: 1 });
     // ...and an account with no change pending starts a future secure change from 0.
     expect(list).toContainEqual({ id: settledId, status: 0 });
-  });
+    // Two migration runs on a fresh PGlite: seconds on an idle machine, over 30 s on a loaded one.
+  }, 120_000);
 });

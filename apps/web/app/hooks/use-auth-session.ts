@@ -1,10 +1,13 @@
 import { useEffect, useState } from 'react';
+import { needsSecondFactor } from '~/lib/assurance.ts';
 import { type AuthClient, getAuthClient, hasAuthStateToRestore } from '~/lib/auth-client.ts';
 import { storedSessionKeyPattern } from '~/lib/runtime-config.ts';
 
 export type AuthSessionState =
   | { status: 'unknown' }
   | { status: 'signed-out' }
+  /** Password accepted, second factor still owed: shown as signed out except by the auth page. */
+  | { status: 'needs-mfa'; email: string }
   | { status: 'signed-in'; email: string };
 
 /**
@@ -13,7 +16,7 @@ export type AuthSessionState =
  *
  * `eager` (auth page) also loads the auth client at the first interaction. Otherwise (home page)
  * it is loaded only when there is something to restore: a stored session, an auth redirect in the
- * URL (the email-confirmation link lands on `/#access_token=...`), or a session written by another
+ * URL (an email link lands on `/?code=...`, or with an error), or a session written by another
  * tab later. Signed-out visitors of the home page never download the auth client.
  */
 export function useAuthSession({ eager = false }: { eager?: boolean } = {}): AuthSessionState {
@@ -35,8 +38,13 @@ export function useAuthSession({ eager = false }: { eager?: boolean } = {}): Aut
       if (cancelled) return;
       const { data } = auth.onAuthStateChange((_event, session) => {
         // Called for INITIAL_SESSION too, once the client has read storage and the URL.
+        const email = session?.user?.email ?? '';
         setState(
-          session?.user ? { status: 'signed-in', email: session.user.email ?? '' } : { status: 'signed-out' },
+          !session?.user
+            ? { status: 'signed-out' }
+            : needsSecondFactor(session)
+              ? { status: 'needs-mfa', email }
+              : { status: 'signed-in', email },
         );
       });
       unsubscribe = () => data.subscription.unsubscribe();

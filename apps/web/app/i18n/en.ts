@@ -19,6 +19,14 @@ export const en = {
       title: `Sign in or create an account | ${brand}`,
       description: `Sign in to your ${brand} account, or create one to start growing your social presence with AI built for the Gulf.`,
     },
+    forgot: {
+      title: `Reset your password | ${brand}`,
+      description: `Forgot your ${brand} password? Ask for a link to set a new one.`,
+    },
+    reset: {
+      title: `Set a new password | ${brand}`,
+      description: `Choose a new password for your ${brand} account.`,
+    },
     notFound: {
       title: `Page not found | ${brand}`,
       description: `The page you were looking for does not exist on ${brand}.`,
@@ -289,6 +297,55 @@ export const en = {
       signUpText: 'Please check your email to confirm your account.',
       signInTitle: 'Welcome back!',
       signInText: "You've successfully signed in.",
+    },
+  },
+  account: {
+    forgotLink: 'Forgot password?',
+    backToSignIn: 'Back to sign in',
+    /** `{0}` is replaced by the number of seconds left. */
+    waitSeconds: 'You can ask for another link in {0} s.',
+    notices: {
+      confirmed: 'Your email is confirmed: sign in.',
+      linkExpired: 'That email link has expired or was already used.',
+      linkInvalid: 'That email link is not valid.',
+      linkNext:
+        'Sign in below. If your email is not confirmed yet, enter it and ask for a new confirmation link.',
+    },
+    resend: {
+      prompt: 'Didn’t get the email? Check your spam folder, or ask for a new link.',
+      button: 'Send a new confirmation link',
+      sent: 'We sent a new confirmation link. Please check your email.',
+      unconfirmed: 'Your email is not confirmed yet. Open the link we sent you, or ask for a new one.',
+    },
+    forgot: {
+      heading: 'Reset your password',
+      text: 'Enter your account’s email and we’ll send you a link to set a new password.',
+      submit: 'Send reset link',
+      sent: 'If an account exists for that address, we sent a link to set a new password. Please check your email.',
+    },
+    reset: {
+      heading: 'Set a new password',
+      text: 'Choose a new password for your account.',
+      passwordLabel: 'New password',
+      submit: 'Save new password',
+      checking: 'Checking your link…',
+      successTitle: 'Password updated',
+      successText: 'Your new password is saved and you are signed in.',
+      noSession: 'This reset link has expired or was already used, or the page was opened without one.',
+      noSessionNext: 'Ask for a new link and open it in this browser.',
+      requestNew: 'Send me a new link',
+    },
+    mfa: {
+      heading: 'Two-step verification',
+      text: 'Enter the 6-digit code from your authenticator app.',
+      codeLabel: 'Verification code',
+      submit: 'Verify',
+      invalidCode: 'That code is wrong or has expired. Enter the current code from your app.',
+      codeFormat: 'Enter the 6 digits from your app.',
+      keyText: 'Use the security key or passkey you added to your account.',
+      keyButton: 'Use security key',
+      keyFailed: 'The security key could not be used. Please try again.',
+      cancel: 'Cancel and sign out',
     },
   },
   notFound: {

@@ -1,7 +1,10 @@
-import { type MetaFunction, useOutletContext } from 'react-router';
+import { useEffect } from 'react';
+import { type MetaFunction, useNavigate } from 'react-router';
 import { SiteFooter } from '~/components/layout/site-footer.tsx';
 import { SiteNav } from '~/components/layout/site-nav.tsx';
 import { localeFromPathname } from '~/config/locales.ts';
+import { paths } from '~/config/paths.ts';
+import { noticeFor } from '~/features/auth/lib/notice.ts';
 import { BusinessSection } from '~/features/marketing/components/business-section.tsx';
 import { ChallengeSection } from '~/features/marketing/components/challenge-section.tsx';
 import { EdgeSection } from '~/features/marketing/components/edge-section.tsx';
@@ -10,6 +13,8 @@ import { MarketSection } from '~/features/marketing/components/market-section.ts
 import { ProductsSection } from '~/features/marketing/components/products-section.tsx';
 import { SolutionSection } from '~/features/marketing/components/solution-section.tsx';
 import { TeamSection } from '~/features/marketing/components/team-section.tsx';
+import { useLocale } from '~/i18n/locale-context.tsx';
+import { takeLandingOutcome } from '~/lib/auth-client.ts';
 import { organizationJsonLd, pageMeta } from '~/lib/seo.ts';
 
 export const meta: MetaFunction = ({ location }) => {
@@ -24,6 +29,23 @@ const fullLayoutScript = `(()=>{const f=()=>{document.documentElement.dataset.fu
 
 /** `/`: the sections of spec §2 in their required order. */
 export default function HomeRoute() {
+  const locale = useLocale();
+  const navigate = useNavigate();
+  // A confirmation link lands here (the spec's redirect to the site root). Signed in: the nav shows
+  // it. Opened in another browser, expired, used or invalid: the auth page says so and offers the
+  // next step (sign in, or a new link). No link: nothing is loaded.
+  useEffect(() => {
+    let cancelled = false;
+    void takeLandingOutcome()
+      .catch(() => undefined)
+      .then((outcome) => {
+        const notice = outcome && noticeFor(outcome);
+        if (!cancelled && notice) navigate(paths.auth.getHref(locale), { state: { notice } });
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [locale, navigate]);
   return (
     <>
       {/* fullLayoutScript runs in the navigation's inline script (one CSP hash fewer), still before

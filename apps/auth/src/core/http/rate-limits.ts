@@ -15,7 +15,10 @@ type PerIpLimit = {
   setting: keyof Config['rateLimits'];
   /** The window in seconds; default RATE_LIMIT_WINDOW. */
   windowSec?: number;
-  /** The endpoints that count against this key, as `METHOD /path` (define-endpoint.ts paths). */
+  /**
+   * The endpoints that count against this key, as `METHOD /path` (define-endpoint.ts paths), with
+   * the request kind in brackets where one path has several.
+   */
   endpoints: readonly string[];
 };
 
@@ -26,7 +29,22 @@ export const perIpLimits = {
   otp: {
     key: 'otp:ip',
     setting: 'otpPerIp',
-    endpoints: ['POST /signup', 'POST /recover', 'POST /resend', 'PUT /user', 'GET /reauthenticate'],
+    endpoints: [
+      'POST /signup',
+      'POST /recover',
+      'POST /resend',
+      'POST /otp',
+      'PUT /user',
+      'GET /reauthenticate',
+    ],
+  },
+  // Anonymous sign-ins (POST /signup with neither email nor phone): each makes an account, so
+  // GoTrue gives them an hourly budget of their own (RATE_LIMIT_ANONYMOUS_USERS, 30 per hour).
+  anonymous: {
+    key: 'anonymous:ip',
+    setting: 'anonymousPerIp',
+    windowSec: 3600,
+    endpoints: ['POST /signup (anonymous)'],
   },
   // Email links and codes.
   verify: { key: 'verify:ip', setting: 'verifyPerIp', endpoints: ['GET /verify', 'POST /verify'] },

@@ -9,7 +9,7 @@
 import type { Db } from '../../db/client.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
 
-export type SmsMessage = { to: string; body: string; kind: 'mfa_phone' };
+export type SmsMessage = { to: string; body: string; kind: 'mfa_phone' | 'phone_otp' };
 export type SmsSender = {
   kind: string;
   /** Resolves with the provider's message id; throws when the provider refused the message. */

@@ -28,11 +28,23 @@ export const verifyTypes: Record<string, OneTimeTokenType[]> = {
   signup: ['confirmation'],
   recovery: ['recovery'],
   email_change: ['email_change_new', 'email_change_current'],
-  // `email` accepts either a confirmation or a recovery token (GoTrue's rule).
-  email: ['confirmation', 'recovery'],
-  // Magic links are recovery-style sign-in links in GoTrue; we accept recovery tokens for them.
-  magiclink: ['recovery'],
+  // `email` accepts a confirmation, recovery or magic-link token (GoTrue's rule: the code of any
+  // mail that signs in, POST /otp's included).
+  email: ['confirmation', 'recovery', 'magiclink'],
+  // GoTrue keeps magic links in the recovery column, so a recovery token also verifies as magiclink.
+  magiclink: ['magiclink', 'recovery'],
 };
+
+/**
+ * The `type` a verification reports (the redirect's fragment): what the token was, as GoTrue names
+ * it, so a recovery link always says `recovery` (the client then emits PASSWORD_RECOVERY) and an
+ * `email` code says which mail it came from.
+ */
+function verifyTypeOf(tokenType: OneTimeTokenType, requested: string): string {
+  if (tokenType === 'recovery') return 'recovery';
+  if (tokenType === 'magiclink') return 'magiclink';
+  return requested === 'email' ? 'signup' : requested;
+}
 
 export type VerifyInput = { type: string; tokenHash: string } | { type: string; email: string; code: string };
 
@@ -136,15 +148,14 @@ export async function verifyToken(
       authCode: result.authCode,
       tokenType: result.token.tokenType as OneTimeTokenType,
       redirectTo: result.token.redirectTo,
-      verifyType: result.token.tokenType === 'recovery' ? 'recovery' : input.type,
+      verifyType: verifyTypeOf(result.token.tokenType as OneTimeTokenType, input.type),
     };
   const session = await issueSession(deps, {
     user: result.user,
     session: result.session.session,
     refreshToken: result.session.refreshToken,
   });
-  const verifyType =
-    result.token.tokenType === 'recovery' ? 'recovery' : input.type === 'email' ? 'signup' : input.type;
+  const verifyType = verifyTypeOf(result.token.tokenType as OneTimeTokenType, input.type);
   return {
     session,
     tokenType: result.token.tokenType as OneTimeTokenType,

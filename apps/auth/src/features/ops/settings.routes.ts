@@ -10,7 +10,11 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
       summary: 'Public server settings',
       handler: (c) =>
         c.json({
-          external: { email: true, phone: false, anonymous_users: false },
+          external: {
+            email: true,
+            phone: deps.config.phone.enabled,
+            anonymous_users: deps.config.EXTERNAL_ANONYMOUS_USERS_ENABLED,
+          },
           disable_signup: deps.config.DISABLE_SIGNUP,
           mailer_autoconfirm: deps.config.MAILER_AUTOCONFIRM,
           phone_autoconfirm: false,

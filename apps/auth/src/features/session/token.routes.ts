@@ -7,6 +7,7 @@ import { type Session, sessionSchema } from '../../core/http/response-schemas.ts
 import { emailField, passwordField } from '../../core/http/schemas.ts';
 import { pkceGrant } from '../../core/pkce.ts';
 import { AuthError } from '../../errors.ts';
+import { idTokenGrant, web3Grant } from '../switched-off/index.ts';
 import { passwordGrant } from './password-grant.ts';
 import { refreshGrant } from './refresh.ts';
 
@@ -20,6 +21,18 @@ export const pkceGrantBody = z.object({
   auth_code: z.string().max(200).optional(),
   code_verifier: z.string().max(200).optional(),
 });
+
+export const idTokenGrantBody = z.object({
+  id_token: z.string().max(20_000).optional(),
+  provider: z.string().max(200).optional(),
+  client_id: z.string().max(500).optional(),
+  issuer: z.string().max(2048).optional(),
+  access_token: z.string().max(20_000).optional(),
+  nonce: z.string().max(1000).optional(),
+  link_identity: z.boolean().optional(),
+});
+// GoTrue reads the web3 body only after its switch, which is off here.
+export const web3GrantBody = z.object({}).passthrough();
 
 export type GrantHandler = (deps: Deps, c: Context<AppEnv>) => Promise<Session>;
 
@@ -40,6 +53,13 @@ const grants = {
     body: pkceGrantBody,
     handler: (deps, c) => pkceGrant(deps, parseBody(c, pkceGrantBody), c.get('meta')),
   },
+  // Not offered: GoTrue's answers with every OIDC provider / web3 chain off (features/switched-off).
+  id_token: {
+    body: idTokenGrantBody,
+    handler: async (_deps, c) =>
+      idTokenGrant(parseBody(c, idTokenGrantBody), c.req.header('authorization') !== undefined),
+  },
+  web3: { body: web3GrantBody, handler: async () => web3Grant() },
 } satisfies Record<string, { body: z.ZodObject; handler: GrantHandler }>;
 
 export const grantHandlers: Record<string, GrantHandler> = Object.fromEntries(

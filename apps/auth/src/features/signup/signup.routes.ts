@@ -7,6 +7,7 @@ import { emailField, metadataField, parseMetadata, passwordField } from '../../c
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
+import { signInAnonymously } from '../anonymous/index.ts';
 import { signUp } from './signup.ts';
 
 export const signupBody = z.object({
@@ -24,7 +25,8 @@ export function signupEndpoints(deps: Deps): Endpoint[] {
       method: 'post',
       path: '/signup',
       access: 'apikey',
-      summary: 'Create an account (email + password); a confirmation email is sent unless MAILER_AUTOCONFIRM',
+      summary:
+        'Create an account (email + password; a confirmation email is sent unless MAILER_AUTOCONFIRM), or with neither email nor phone an anonymous user (EXTERNAL_ANONYMOUS_USERS_ENABLED)',
       body: signupBody,
       query: z.object({ redirect_to: z.string().optional() }),
       responses: {
@@ -36,6 +38,10 @@ export function signupEndpoints(deps: Deps): Endpoint[] {
         429: 'rate limited',
       },
       handler: async (c, { body, query }) => {
+        // Neither address (GoTrue: both empty): signInAnonymously. Its own switch and rate limit, no
+        // response floor (no address to keep secret).
+        if (!body.email && !body.phone)
+          return c.json(await signInAnonymously(deps, parseMetadata(body.data) ?? {}, c.get('meta')));
         if (body.phone !== undefined && body.email === undefined)
           throw new AuthError('phone_provider_disabled');
         const redirectTo = redirectFor(deps, c, query('redirect_to'));

@@ -8,11 +8,13 @@ import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { audit } from '../../db/audit.repo.ts';
+import { isUniqueViolation } from '../../db/client.ts';
 import { listFactors } from '../../db/mfa.repo.ts';
 import { deleteUserTokens } from '../../db/one-time-tokens.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
 import { deleteUserSessions } from '../../db/sessions.repo.ts';
 import {
+  applyEmailChange,
   findUserByEmail,
   loadUserRelations,
   lockUserById,
@@ -74,6 +76,14 @@ export async function updateCurrentUser(
     hasVerifiedFactor(await listFactors(deps.db, user.id))
   )
     throw new AuthError('insufficient_aal');
+  // An anonymous user's password would belong to no address it could sign in with: GoTrue refuses
+  // it unless the same request adds the email.
+  if (user.isAnonymous && input.password && !input.email)
+    throw new AuthError(
+      'validation_failed',
+      'Updating password of an anonymous user without an email or phone is not allowed',
+      { status: 422 },
+    );
   await enforceOtpIpLimit(deps, meta.ip);
   const now = deps.clock();
   let passwordHash: string | undefined;
@@ -97,43 +107,59 @@ export async function updateCurrentUser(
       newEmail = email;
     }
   }
-  const updated = await deps.db.transaction(async (tx) => {
-    if (needsNonce) await consumeNonce(deps, tx, user, input.nonce ?? '');
-    const patch: Partial<UserRow> = { updatedAt: now };
-    if (input.data) {
-      // Merge onto the locked, current row, not the copy loaded when the request authenticated: two
-      // concurrent patches then apply one after the other (neither loses the other's keys), and the
-      // cap is checked against what is actually written.
-      const current = (await lockUserById(tx, user.id))?.userMetadata ?? user.userMetadata;
-      const merged = mergeMetadata(current, input.data);
-      assertMetadataFits(current, merged);
-      patch.userMetadata = merged;
-    }
-    if (passwordHash) {
-      patch.encryptedPassword = passwordHash;
-      // A new password also cancels a pending email change (one started below is issued afresh).
-      patch.emailChange = null;
-      patch.emailChangeSentAt = null;
-      patch.emailChangeConfirmStatus = 0;
-    }
-    let row = await updateUser(tx, user.id, patch);
-    if (passwordHash) {
-      // A new password ends every other session and voids outstanding links (GoTrue's rule).
-      await deleteUserSessions(tx, user.id, session.id);
-      await deleteUserTokens(tx, user.id, [
-        'recovery',
-        'confirmation',
-        'email_change_new',
-        'email_change_current',
-        'reauthentication',
-      ]);
-      await audit(tx, 'user_updated_password', user.id, meta.ip, {});
-    }
-    if (newEmail) row = await mailEmailChange(deps, tx, row, newEmail, redirectTo, input.pkce);
-    if (input.data || newEmail) await audit(tx, 'user_modified', user.id, meta.ip, {});
-    return row;
-  });
-  if (newEmail) deps.mail.kick();
+  let mailed = false;
+  const updated = await deps.db
+    .transaction(async (tx) => {
+      if (needsNonce) await consumeNonce(deps, tx, user, input.nonce ?? '');
+      const patch: Partial<UserRow> = { updatedAt: now };
+      if (input.data) {
+        // Merge onto the locked, current row, not the copy loaded when the request authenticated: two
+        // concurrent patches then apply one after the other (neither loses the other's keys), and the
+        // cap is checked against what is actually written.
+        const current = (await lockUserById(tx, user.id))?.userMetadata ?? user.userMetadata;
+        const merged = mergeMetadata(current, input.data);
+        assertMetadataFits(current, merged);
+        patch.userMetadata = merged;
+      }
+      if (passwordHash) {
+        patch.encryptedPassword = passwordHash;
+        // A new password also cancels a pending email change (one started below is issued afresh).
+        patch.emailChange = null;
+        patch.emailChangeSentAt = null;
+        patch.emailChangeConfirmStatus = 0;
+      }
+      let row = await updateUser(tx, user.id, patch);
+      if (passwordHash) {
+        // A new password ends every other session and voids outstanding links (GoTrue's rule).
+        await deleteUserSessions(tx, user.id, session.id);
+        await deleteUserTokens(tx, user.id, [
+          'recovery',
+          'magiclink',
+          'confirmation',
+          'email_change_new',
+          'email_change_current',
+          'reauthentication',
+        ]);
+        await audit(tx, 'user_updated_password', user.id, meta.ip, {});
+      }
+      if (newEmail && user.isAnonymous && deps.config.MAILER_AUTOCONFIRM) {
+        // GoTrue: with addresses not proven at all, an anonymous user's first address is taken at
+        // once, like a sign-up's (a permanent user's change always waits for the link).
+        row = await applyEmailChange(tx, row, newEmail, now);
+        await audit(tx, 'email_changed', user.id, meta.ip, {});
+      } else if (newEmail) {
+        row = await mailEmailChange(deps, tx, row, newEmail, redirectTo, input.pkce);
+        mailed = true;
+      }
+      if (input.data || newEmail) await audit(tx, 'user_modified', user.id, meta.ip, {});
+      return row;
+    })
+    .catch((err: unknown) => {
+      // Another account took the address between the check above and this write.
+      if (isUniqueViolation(err)) throw new AuthError('email_exists');
+      throw err;
+    });
+  if (mailed) deps.mail.kick();
   const rel = await loadUserRelations(deps.db, user.id);
   return userJson(updated, rel.identities, rel.factors);
 }

@@ -76,7 +76,7 @@ describe('OpenAPI document', () => {
     const token: Operation = doc.paths['/token'].post;
     expect(token.summary).toContain('pkce (auth_code, code_verifier)');
     const grant = token.parameters?.find((p) => p.name === 'grant_type');
-    expect(grant?.schema.enum).toEqual(['password', 'refresh_token', 'pkce']);
+    expect(grant?.schema.enum).toEqual(['password', 'refresh_token', 'pkce', 'id_token', 'web3']);
   });
 });
 

@@ -24,6 +24,8 @@ beforeAll(async () => {
     RATE_LIMIT_OTP_PER_IP: '1',
     RATE_LIMIT_VERIFY_PER_IP: '1',
     RATE_LIMIT_MFA_PER_IP: '1',
+    RATE_LIMIT_ANONYMOUS_USERS: '1',
+    EXTERNAL_ANONYMOUS_USERS_ENABLED: 'true',
   });
   email = uniqueEmail('rate-table');
   const signup = await call(
@@ -72,6 +74,8 @@ const requests: Record<string, () => Request> = {
     path: '/resend',
     body: { type: 'signup', email: uniqueEmail('rt') },
   }),
+  'POST /signup (anonymous)': () => ({ method: 'POST', path: '/signup', body: { data: { n: 1 } } }),
+  'POST /otp': () => ({ method: 'POST', path: '/otp', body: { email: uniqueEmail('rt') } }),
   'PUT /user': () => ({ method: 'PUT', path: '/user', body: { data: { n: 1 } }, auth: true }),
   'GET /reauthenticate': () => ({ method: 'GET', path: '/reauthenticate', auth: true }),
   'GET /verify': () => ({ method: 'GET', path: '/verify?token=not-a-token&type=signup' }),

@@ -13,12 +13,14 @@ import { useLocale } from '~/i18n/locale-context.tsx';
 import { parseAuthMode } from '~/lib/auth-mode.ts';
 import { cn } from '~/lib/utils.ts';
 
-export type SwitcherPage = 'home' | 'auth' | 'notFound';
+export type SwitcherPage = 'home' | 'auth' | 'forgot' | 'reset' | 'notFound';
 
 /** The equivalent page in the other edition; keeps the auth page's `?mode=`. */
 export function alternateHref(page: SwitcherPage, target: Locale, pathname: string, search: string): string {
   if (page === 'home') return paths.home.getHref(target);
   if (page === 'auth') return paths.auth.getHref(target, parseAuthMode(search));
+  if (page === 'forgot') return paths.forgotPassword.getHref(target);
+  if (page === 'reset') return paths.resetPassword.getHref(target);
   return `${localePrefix(target)}${stripLocale(pathname)}`;
 }
 

@@ -34,18 +34,12 @@ export const navSections = [
  * server) keeps aria-expanded and the toggle's name in step and closes the menu when an item is
  * chosen, with or without React; after hydration React mirrors the popover state in `open`.
  * `pageScript` is the page's own inline script, run in the same element before menuScript (still
- * before <main> is parsed); `trailingScript` runs after it (a script that could throw in an old
- * browser goes last, so it cannot stop the others).
+ * before <main> is parsed).
  */
-export function SiteNav({
-  pageScript,
-  trailingScript,
-}: {
-  pageScript?: string;
-  trailingScript?: string;
-} = {}) {
+export function SiteNav({ pageScript }: { pageScript?: string } = {}) {
   const m = useMessages();
   const locale = useLocale();
+  const script = pageScript ? `${pageScript};${menuScript}` : menuScript;
   const session = useAuthSession();
   const [open, setOpen] = useState(false);
   const [signingOut, setSigningOut] = useState(false);
@@ -66,8 +60,11 @@ export function SiteNav({
     if (menu?.matches(':popover-open')) menu.hidePopover();
   };
 
+  const refocus = useRef(false);
   const signOut = async () => {
     setSigningOut(true);
+    // Set before the call: the SIGNED_OUT event (and its render) comes before signOut() resolves.
+    refocus.current = true;
     try {
       const auth = await getAuthClient();
       const { error } = await auth.signOut();
@@ -77,6 +74,17 @@ export function SiteNav({
       close();
     }
   };
+
+  // The Sign Out button that had focus is gone once signed out: focus would fall to the page's
+  // start. It goes to the Sign In link that took its place (or the menu toggle on small screens,
+  // where the menu has closed), so keyboard and screen-reader users stay where they were.
+  useEffect(() => {
+    if (!refocus.current || session.status !== 'signed-out') return;
+    refocus.current = false;
+    const signIn = document.querySelector<HTMLElement>('[data-testid="nav-signin-bar"]');
+    const toggle = document.querySelector<HTMLElement>(`[popovertarget="${menuId}"]`);
+    (signIn?.offsetParent ? signIn : toggle)?.focus();
+  }, [session.status]);
 
   const signedIn = session.status === 'signed-in' ? session : null;
 
@@ -118,6 +126,7 @@ export function SiteNav({
         <a
           href={paths.auth.getHref(locale)}
           className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'text-white')}
+          data-testid={`nav-signin-${variant}`}
         >
           {m.nav.signIn}
         </a>
@@ -168,26 +177,22 @@ export function SiteNav({
           <Menu aria-hidden="true" className="size-6! group-aria-expanded:hidden" />
           <X aria-hidden="true" className="hidden size-6! group-aria-expanded:block" />
         </Button>
+        {/* A popover lives in the top layer: placed explicitly under the 4rem bar, full width. */}
+        <div
+          ref={menuRef}
+          id={menuId}
+          popover="auto"
+          className="inset-x-0 top-16 bottom-auto m-0 max-h-[calc(100dvh-4rem)] w-full overflow-y-auto border-0 border-t border-white/10 bg-oasis-950 px-4 pb-6 pt-2 text-white lg:hidden"
+          data-testid="mobile-menu"
+        >
+          <ul className="flex flex-col">{sectionLinks('menu')}</ul>
+          <div className="mt-4 border-t border-white/10 pt-4">{authControls('menu')}</div>
+        </div>
       </nav>
-      {/* A popover lives in the top layer: placed explicitly under the 4rem bar, full width. */}
-      <div
-        ref={menuRef}
-        id={menuId}
-        popover="auto"
-        className="inset-x-0 top-16 bottom-auto m-0 max-h-[calc(100dvh-4rem)] w-full overflow-y-auto border-0 border-t border-white/10 bg-oasis-950 px-4 pb-6 pt-2 text-white lg:hidden"
-        data-testid="mobile-menu"
-      >
-        <ul className="flex flex-col">{sectionLinks('menu')}</ul>
-        <div className="mt-4 border-t border-white/10 pt-4">{authControls('menu')}</div>
-      </div>
       {/* One element for the page's own inline script and menuScript: each inline script costs its
           page a CSP hash in the response headers (issue #18). `;` keeps the two IIFEs apart. */}
       {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant scripts (see menuScript). */}
-      <script
-        dangerouslySetInnerHTML={{
-          __html: [pageScript, menuScript, trailingScript].filter(Boolean).join(';'),
-        }}
-      />
+      <script dangerouslySetInnerHTML={{ __html: script }} />
     </header>
   );
 }

@@ -1,34 +1,52 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
-import { useNavigate } from 'react-router';
-import { BrandMark } from '~/components/layout/brand-mark.tsx';
-import { LanguageSwitcher } from '~/components/layout/language-switcher.tsx';
-import { Button, buttonVariants } from '~/components/ui/button.tsx';
-import { ArrowLeft } from '~/components/ui/icons.tsx';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useLocation, useNavigate } from 'react-router';
+import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { type AuthMode, paths } from '~/config/paths.ts';
-import { credentialLimits, validateCredentials } from '~/features/auth/lib/credentials-schema.ts';
+import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
+import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
+import { ResendConfirmation } from '~/features/auth/components/resend-confirmation.tsx';
+import {
+  type CredentialField,
+  credentialLimits,
+  fieldError,
+  validateCredentials,
+} from '~/features/auth/lib/credentials-schema.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import { type AuthNotice, noticeFromState } from '~/features/auth/lib/notice.ts';
+import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useAuthSession } from '~/hooks/use-auth-session.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
+import { needsSecondFactor } from '~/lib/assurance.ts';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { otherMode } from '~/lib/auth-mode.ts';
 import { notifyError, notifySuccess } from '~/lib/notify.ts';
-import { cn } from '~/lib/utils.ts';
 
 export type AuthFormProps = { initialMode: AuthMode };
+
+/** Who may be sent a new confirmation link from this page, and why (sign-up done, or refused). */
+type ResendOffer =
+  | { email: string; reason: 'signed-up' | 'unconfirmed' }
+  | { email?: undefined; reason: 'link' };
 
 /** The /auth screen (spec §2, §4, §5, §8): sign in or sign up with email and password. */
 export function AuthForm({ initialMode }: AuthFormProps) {
   const m = useMessages();
   const locale = useLocale();
   const navigate = useNavigate();
+  const location = useLocation();
   const session = useAuthSession({ eager: true });
   const [mode, setMode] = useState<AuthMode>(initialMode);
   const [submitting, setSubmitting] = useState(false);
+  const focus = useFocusRequest(submitting);
   const [errorMessage, setErrorMessage] = useState('');
-  const ids = { email: useId(), password: useId(), hint: useId(), error: useId(), heading: useId() };
+  const [invalidField, setInvalidField] = useState<CredentialField | undefined>();
+  const [notice, setNotice] = useState<AuthNotice | undefined>();
+  const [resendOffer, setResendOffer] = useState<ResendOffer | undefined>();
+  const ids = { email: useId(), password: useId(), hint: useId(), error: useId(), notice: useId() };
+  const formRef = useRef<HTMLFormElement>(null);
   const copy = m.auth[mode];
   // Until React has hydrated, the form must not submit natively (that would put the password in
   // the URL); a disabled default button also blocks implicit submission with Enter.
@@ -37,15 +55,29 @@ export function AuthForm({ initialMode }: AuthFormProps) {
   // The URL's ?mode= can change through client navigation (e.g. Sign Up link while on /auth).
   useEffect(() => setMode(initialMode), [initialMode]);
 
+  // An email link that could not sign in here sends the visitor to this page with a notice (home
+  // route's landing handling): say what happened, and offer a new confirmation link.
+  useEffect(() => {
+    const fromState = noticeFromState(location.state);
+    setNotice(fromState);
+    if (fromState && fromState !== 'confirmed') setResendOffer({ reason: 'link' });
+  }, [location.state]);
+
   // Spec §4: a session on load, or one that appears later (sign-in, confirmation link in another
-  // tab), sends the visitor home.
+  // tab), sends the visitor home. A session still owing its second factor is not one yet.
   useEffect(() => {
     if (session.status === 'signed-in') navigate(paths.home.getHref(locale), { replace: true });
   }, [session.status, navigate, locale]);
 
-  const fail = (message: string) => {
+  const fieldOf = (field: CredentialField) =>
+    formRef.current?.elements.namedItem(field) as HTMLInputElement | null | undefined;
+
+  /** A failed submit: the message, the toast, and focus where the visitor fixes it. */
+  const fail = (message: string, field?: CredentialField) => {
     setErrorMessage(message);
+    setInvalidField(field);
     notifyError(m.auth.errors.title, message);
+    focus(field === 'email' ? ids.email : field === 'password' ? ids.password : ids.error);
   };
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -56,10 +88,13 @@ export function AuthForm({ initialMode }: AuthFormProps) {
       m.auth.validation,
     );
     if (!result.ok) {
-      fail(result.message);
+      fail(result.message, result.field);
       return;
     }
     setErrorMessage('');
+    setInvalidField(undefined);
+    setNotice(undefined);
+    setResendOffer(undefined);
     setSubmitting(true);
     try {
       const auth = await getAuthClient();
@@ -69,11 +104,20 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           options: { emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}` },
         });
         if (error) fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
-        else notifySuccess(m.auth.success.signUpTitle, m.auth.success.signUpText);
+        else {
+          notifySuccess(m.auth.success.signUpTitle, m.auth.success.signUpText);
+          setResendOffer({ email: result.data.email, reason: 'signed-up' });
+        }
       } else {
-        const { error } = await auth.signInWithPassword(result.data);
-        if (error) fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
-        else notifySuccess(m.auth.success.signInTitle, m.auth.success.signInText);
+        const { data, error } = await auth.signInWithPassword(result.data);
+        if (error) {
+          fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
+          if (error.code === 'email_not_confirmed')
+            setResendOffer({ email: result.data.email, reason: 'unconfirmed' });
+        } else if (!data.session || !needsSecondFactor(data.session)) {
+          notifySuccess(m.auth.success.signInTitle, m.auth.success.signInText);
+        }
+        // Otherwise the session owes its second factor: the MFA step takes over (session state).
       }
     } catch (error) {
       // auth-js returns the service's errors; what is thrown (the page's configuration or the client
@@ -89,116 +133,133 @@ export function AuthForm({ initialMode }: AuthFormProps) {
     const next = otherMode(mode);
     setMode(next);
     setErrorMessage('');
+    setInvalidField(undefined);
+    setResendOffer(undefined);
     // Keep the URL shareable and in sync with the visible mode.
     navigate(paths.auth.getHref(locale, next), { replace: true, preventScrollReset: true });
   };
 
+  /** The address to resend to: the one just used, or the form's (validated; focus on it if not). */
+  const resendAddress = (): string | undefined => {
+    if (resendOffer?.email) return resendOffer.email;
+    const value = (fieldOf('email')?.value ?? '').trim();
+    const problem = fieldError('email', value, m.auth.validation);
+    if (problem) fail(problem, 'email');
+    return problem ? undefined : value;
+  };
+
+  const describedBy = (field: CredentialField, ...more: (string | undefined)[]) =>
+    [invalidField === field ? ids.error : undefined, ...more].filter(Boolean).join(' ') || undefined;
+
+  const noticeText =
+    notice === 'confirmed'
+      ? m.account.notices.confirmed
+      : notice === 'expired'
+        ? `${m.account.notices.linkExpired} ${m.account.notices.linkNext}`
+        : notice === 'invalid'
+          ? `${m.account.notices.linkInvalid} ${m.account.notices.linkNext}`
+          : '';
+
+  if (session.status === 'needs-mfa')
+    return (
+      <AuthCard page="auth" heading={m.auth.signin.heading} text={m.auth.signin.text}>
+        <MfaStep />
+      </AuthCard>
+    );
+
   return (
-    <main id="main" className="flex min-h-dvh flex-col bg-oasis-950 px-4 py-8 sm:px-6">
-      <div className="mx-auto flex w-full max-w-md flex-1 flex-col">
-        <div className="flex items-center justify-between gap-4">
-          <a
-            href={paths.home.getHref(locale)}
-            className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'text-oasis-50')}
+    <AuthCard page="auth" heading={copy.heading} text={copy.text}>
+      <div className="mt-6 empty:hidden">
+        {noticeText ? (
+          <FormMessage
+            id={ids.notice}
+            tone={notice === 'confirmed' ? 'notice' : 'error'}
+            testId="auth-notice"
           >
-            <ArrowLeft aria-hidden="true" className="rtl:-scale-x-100" />
-            {m.auth.backToHome}
-          </a>
-          <LanguageSwitcher page="auth" className="min-h-10 px-3 text-sm text-oasis-50 hover:bg-white/10" />
-        </div>
-        <section
-          aria-labelledby={ids.heading}
-          className="mt-8 rounded-3xl bg-white p-7 shadow-2xl shadow-black/30 sm:p-9"
-          data-testid="auth-card"
-        >
-          <div className="flex items-center gap-2.5 text-lg font-bold text-oasis-900">
-            <BrandMark />
-            {m.meta.siteName}
-          </div>
-          <h1 id={ids.heading} className="mt-6 text-3xl font-extrabold tracking-tight">
-            {copy.heading}
-          </h1>
-          <p className="mt-2 text-muted">{copy.text}</p>
-          {/* method="post": even if a native submission ever happened before hydration, the password
-              would never be put in a URL (the submit button is also disabled until hydration). */}
-          <form
-            method="post"
-            className="mt-8 space-y-5"
-            noValidate
-            onSubmit={onSubmit}
-            aria-describedby={ids.error}
-          >
-            <div className="space-y-2">
-              <Label htmlFor={ids.email}>{m.auth.emailLabel}</Label>
-              <Input
-                id={ids.email}
-                name="email"
-                type="email"
-                dir="ltr"
-                inputMode="email"
-                autoComplete="email"
-                placeholder={m.auth.emailPlaceholder}
-                required
-                maxLength={credentialLimits.emailMax}
-                disabled={submitting}
-              />
-            </div>
-            <div className="space-y-2">
-              <Label htmlFor={ids.password}>{m.auth.passwordLabel}</Label>
-              <Input
-                id={ids.password}
-                name="password"
-                type="password"
-                dir="ltr"
-                autoComplete={mode === 'signup' ? 'new-password' : 'current-password'}
-                placeholder={m.auth.passwordPlaceholder}
-                required
-                minLength={credentialLimits.passwordMin}
-                maxLength={credentialLimits.passwordMax}
-                disabled={submitting}
-                aria-describedby={mode === 'signup' ? ids.hint : undefined}
-              />
-              {mode === 'signup' ? (
-                <p id={ids.hint} className="text-sm text-muted">
-                  {m.auth.signup.passwordHint}
-                </p>
-              ) : null}
-            </div>
-            <p
-              id={ids.error}
-              role="alert"
-              aria-live="assertive"
-              data-testid="auth-error"
-              className={cn(
-                'rounded-xl text-sm font-medium text-danger',
-                errorMessage && 'border border-danger/30 bg-danger-soft px-4 py-3',
-              )}
-            >
-              {errorMessage}
-            </p>
-            <Button
-              type="submit"
-              variant="solid"
-              size="lg"
-              className="w-full"
-              disabled={submitting || !hydrated}
-            >
-              {submitting ? m.auth.pending : copy.submit}
-            </Button>
-          </form>
-          <p className="mt-6 text-center">
-            <Button
-              variant="link"
-              size="sm"
-              onClick={switchMode}
-              disabled={submitting}
-              data-testid="auth-toggle"
-            >
-              {copy.toggle}
-            </Button>
-          </p>
-        </section>
+            {noticeText}
+          </FormMessage>
+        ) : null}
       </div>
-    </main>
+      {/* method="post": even if a native submission ever happened before hydration, the password
+          would never be put in a URL (the submit button is also disabled until hydration). */}
+      <form
+        ref={formRef}
+        method="post"
+        className="mt-8 space-y-5"
+        noValidate
+        onSubmit={onSubmit}
+        aria-describedby={ids.error}
+      >
+        <div className="space-y-2">
+          <Label htmlFor={ids.email}>{m.auth.emailLabel}</Label>
+          <Input
+            id={ids.email}
+            name="email"
+            type="email"
+            dir="ltr"
+            inputMode="email"
+            autoComplete="email"
+            placeholder={m.auth.emailPlaceholder}
+            required
+            maxLength={credentialLimits.emailMax}
+            disabled={submitting}
+            aria-invalid={invalidField === 'email' || undefined}
+            aria-describedby={describedBy('email')}
+          />
+        </div>
+        <div className="space-y-2">
+          <div className="flex items-baseline justify-between gap-4">
+            <Label htmlFor={ids.password}>{m.auth.passwordLabel}</Label>
+            {mode === 'signin' ? (
+              <a
+                href={paths.forgotPassword.getHref(locale)}
+                className="rounded-sm text-sm font-medium text-oasis-700 underline-offset-4 hover:underline"
+                data-testid="forgot-link"
+              >
+                {m.account.forgotLink}
+              </a>
+            ) : null}
+          </div>
+          <Input
+            id={ids.password}
+            name="password"
+            type="password"
+            dir="ltr"
+            autoComplete={mode === 'signup' ? 'new-password' : 'current-password'}
+            placeholder={m.auth.passwordPlaceholder}
+            required
+            minLength={credentialLimits.passwordMin}
+            maxLength={credentialLimits.passwordMax}
+            disabled={submitting}
+            aria-invalid={invalidField === 'password' || undefined}
+            aria-describedby={describedBy('password', mode === 'signup' ? ids.hint : undefined)}
+          />
+          {mode === 'signup' ? (
+            <p id={ids.hint} className="text-sm text-muted">
+              {m.auth.signup.passwordHint}
+            </p>
+          ) : null}
+        </div>
+        <FormMessage id={ids.error} tone="error" testId="auth-error">
+          {errorMessage}
+        </FormMessage>
+        <Button type="submit" variant="solid" size="lg" className="w-full" disabled={submitting || !hydrated}>
+          {submitting ? m.auth.pending : copy.submit}
+        </Button>
+      </form>
+      {resendOffer ? (
+        <ResendConfirmation
+          email={resendAddress}
+          prompt={
+            resendOffer.reason === 'unconfirmed' ? m.account.resend.unconfirmed : m.account.resend.prompt
+          }
+        />
+      ) : null}
+      <p className="mt-6 text-center">
+        <Button variant="link" size="sm" onClick={switchMode} disabled={submitting} data-testid="auth-toggle">
+          {copy.toggle}
+        </Button>
+      </p>
+    </AuthCard>
   );
 }

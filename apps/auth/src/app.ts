@@ -10,6 +10,7 @@ import { securityHeaders } from './core/http/security-headers.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { adminEndpoints } from './features/admin/admin.routes.ts';
 import { recoverEndpoints } from './features/email-links/recover.routes.ts';
 import { resendEndpoints } from './features/email-links/resend.routes.ts';
 import { verifyEndpoints } from './features/email-links/verify.routes.ts';
@@ -71,6 +72,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...recoverEndpoints(deps),
     ...resendEndpoints(deps),
     ...factorEndpoints(deps),
+    ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];
 }

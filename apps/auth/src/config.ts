@@ -39,6 +39,8 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('no-reply@localhost'),
   ANON_KEY: z.string().min(1).default(DEVELOPMENT_ANON_KEY),
   SERVICE_ROLE_KEY: optionalString,
+  // Roles whose JWT may call the admin API (GoTrue's GOTRUE_JWT_ADMIN_ROLES), besides SERVICE_ROLE_KEY.
+  JWT_ADMIN_ROLES: z.string().default('service_role,supabase_admin'),
   JWT_EXPIRY: int(1, 60 * 60 * 24 * 7).default(3600),
   MAILER_AUTOCONFIRM: bool.default(false),
   MAILER_OTP_EXP: int(60, 86400).default(3600),
@@ -131,6 +133,8 @@ export type Config = {
   MAIL_FROM: string;
   ANON_KEY: string;
   SERVICE_ROLE_KEY: string | undefined;
+  /** Roles whose signed JWT is an admin credential (the admin API). */
+  JWT_ADMIN_ROLES: string[];
   JWT_EXPIRY: number;
   MAILER_AUTOCONFIRM: boolean;
   MAILER_OTP_EXP: number;
@@ -268,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     MAIL_FROM: e.MAIL_FROM,
     ANON_KEY: e.ANON_KEY,
     SERVICE_ROLE_KEY: e.SERVICE_ROLE_KEY,
+    JWT_ADMIN_ROLES: list(e.JWT_ADMIN_ROLES),
     JWT_EXPIRY: e.JWT_EXPIRY,
     MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
     MAILER_OTP_EXP: e.MAILER_OTP_EXP,

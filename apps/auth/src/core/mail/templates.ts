@@ -7,7 +7,8 @@ export type MailKind =
   | 'recovery'
   | 'email_change'
   | 'email_change_current'
-  | 'reauthentication';
+  | 'reauthentication'
+  | 'invite';
 export type RenderedMail = { subject: string; text: string; html: string };
 
 const escapeHtml = (s: string) =>
@@ -45,6 +46,12 @@ const copy: Record<
       `Someone (hopefully you) asked to change the email address of your Namaa account to ${ctx.newEmail ?? 'a new address'}. ` +
       'The change happens only after this address and the new one both confirm.',
     action: 'Confirm the change',
+  },
+  // POST /invite (admin): the account exists; the link confirms the address and signs the person in.
+  invite: {
+    subject: 'You have been invited to Namaa',
+    intro: 'You have been invited to create an account on Namaa. Accept the invitation to sign in.',
+    action: 'Accept the invitation',
   },
   // GET /reauthenticate: a code only (the nonce of a password change), no link.
   reauthentication: {

@@ -3,7 +3,7 @@ import { prerenderPaths } from './app/config/paths.ts';
 
 // Every route is prerendered to static HTML at build time and only build/client is deployed
 // (no SSR server at runtime). `ssr: false` keeps the output purely static; the post-build step
-// (scripts/post-build.ts) copies the prerendered 404, defers the framework bootstrap and
+// (scripts/post-build.ts) moves the prerendered 404 pages into place, defers the framework bootstrap and
 // precompresses every text asset.
 export default {
   appDirectory: 'app',

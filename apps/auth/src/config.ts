@@ -26,96 +26,244 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
-const envSchema = z.object({
-  NODE_ENV: z.string().default('development'),
-  PORT: int(0, 65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  SITE_URL: optionalString,
-  URI_ALLOW_LIST: z.string().default(''),
-  DATA_DIR: z.string().default('./data'),
-  PGLITE_FSYNC: bool.default(true),
-  DATABASE_URL: optionalString,
-  SMTP_URL: optionalString,
-  MAIL_FROM: z.string().default('no-reply@localhost'),
-  ANON_KEY: z.string().min(1).default(DEVELOPMENT_ANON_KEY),
-  SERVICE_ROLE_KEY: optionalString,
-  // Roles whose JWT may call the admin API (GoTrue's GOTRUE_JWT_ADMIN_ROLES), besides SERVICE_ROLE_KEY.
-  JWT_ADMIN_ROLES: z.string().default('service_role,supabase_admin'),
-  JWT_EXPIRY: int(1, 60 * 60 * 24 * 7).default(3600),
-  MAILER_AUTOCONFIRM: bool.default(false),
-  MAILER_OTP_EXP: int(60, 86400).default(3600),
+// Every setting is declared once, below: its name, type and default (zod), and a one-line
+// description for the README's settings table (`.meta`). The table is rendered from this schema
+// (settings-docs.ts, `npm run docs:settings`) and a test fails when the README differs from it.
+declare module 'zod' {
+  interface GlobalMeta {
+    /** One of the runtime contract's settings (BRIEF.md), listed in the README's first table. */
+    contract?: true;
+    /** What an unset (or empty) value means, for a setting whose default is worked out at start-up. */
+    unsetMeans?: string;
+  }
+}
+
+export const envSchema = z.object({
+  NODE_ENV: z
+    .string()
+    .default('development')
+    .meta({ description: '`production` turns on the start-up refusal of unsafe settings' }),
+  PORT: int(0, 65535).default(3000).meta({ description: 'listen port', contract: true }),
+  HOST: z.string().default('0.0.0.0').meta({ description: 'listen address' }),
+  SITE_URL: optionalString.meta({
+    description: 'public origin of the site, used in email links and as the default redirect',
+    contract: true,
+    unsetMeans: '`http://localhost:$PORT`',
+  }),
+  URI_ALLOW_LIST: z.string().default('').meta({
+    description:
+      'comma-separated extra redirect targets (globs: `*` stays within a path segment or label, `**` crosses)',
+    contract: true,
+  }),
+  DATA_DIR: z
+    .string()
+    .default('./data')
+    .meta({ description: 'where the embedded database (and its lock) live', contract: true }),
+  PGLITE_FSYNC: bool.default(true).meta({
+    description:
+      'the embedded database flushes every commit to the disk before answering, so a power cut loses nothing acknowledged (PGlite alone never does; see "Reliability")',
+  }),
+  DATABASE_URL: optionalString.meta({
+    description: 'use this PostgreSQL server instead of the embedded database',
+    contract: true,
+  }),
+  SMTP_URL: optionalString.meta({
+    description: '`smtp://user:pass@host:port` or `smtps://…` for outgoing mail',
+    contract: true,
+    unsetMeans: 'unset: development mailbox',
+  }),
+  MAIL_FROM: z.string().default('no-reply@localhost').meta({ description: 'sender address', contract: true }),
+  ANON_KEY: z
+    .string()
+    .min(1)
+    .default(DEVELOPMENT_ANON_KEY)
+    .meta({ description: 'the public key the site sends as `apikey`', contract: true }),
+  SERVICE_ROLE_KEY: optionalString.meta({
+    description: 'secret key accepted as `apikey` for server-side callers (≥ 32 characters in production)',
+    contract: true,
+  }),
+  // GoTrue's GOTRUE_JWT_ADMIN_ROLES: a JWT signed by the service's keys with one of these roles is an
+  // admin credential, besides the SERVICE_ROLE_KEY itself.
+  JWT_ADMIN_ROLES: z.string().default('service_role,supabase_admin').meta({
+    description:
+      'comma-separated JWT `role` values that may call the admin API (besides `SERVICE_ROLE_KEY`); the JWT must be signed by the service',
+  }),
+  JWT_EXPIRY: int(1, 60 * 60 * 24 * 7)
+    .default(3600)
+    .meta({ description: 'access-token lifetime in seconds', contract: true }),
+  MAILER_AUTOCONFIRM: bool
+    .default(false)
+    .meta({ description: '`true` signs users in at sign-up without email confirmation', contract: true }),
+  MAILER_OTP_EXP: int(60, 86400)
+    .default(3600)
+    .meta({ description: 'lifetime of email links and 6-digit codes, seconds' }),
   // GoTrue's default: an email change needs the link sent to the current address AND the one sent to
   // the new address, so a stolen session alone cannot move the account to an attacker's mailbox.
-  MAILER_SECURE_EMAIL_CHANGE_ENABLED: bool.default(true),
+  MAILER_SECURE_EMAIL_CHANGE_ENABLED: bool.default(true).meta({
+    description:
+      'an email change needs the links sent to the current and the new address (`false`: the new one only)',
+  }),
   // A password change from a session older than 24 h needs the code mailed by GET /reauthenticate
   // (GoTrue's rule). On by default, unlike GoTrue: a token stolen from a long-lived session must not
   // be enough to change the password (ASVS 6.2.3). A recovery link's session is fresh, so resetting
   // a forgotten password needs no extra code.
-  SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: bool.default(true),
-  REFRESH_TOKEN_REUSE_INTERVAL: int(0, 3600).default(10),
-  PASSWORD_MIN_LENGTH: int(6, 100).default(6),
+  SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: bool.default(true).meta({
+    description:
+      "a password change from a session over 24 h old needs the code mailed by `GET /reauthenticate` (`false`: GoTrue's default, never)",
+  }),
+  REFRESH_TOKEN_REUSE_INTERVAL: int(0, 3600)
+    .default(10)
+    .meta({ description: 'seconds a just-rotated refresh token may still be replayed', contract: true }),
+  PASSWORD_MIN_LENGTH: int(6, 100).default(6).meta({
+    description: "minimum password length in code points (6 to 100; the spec's default)",
+    contract: true,
+  }),
   // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
-  PASSWORD_REJECT_COMMON: bool.default(true),
+  PASSWORD_REJECT_COMMON: bool.default(true).meta({
+    description: "refuse the ~49,000 most common passwords, the account's email and the brand name",
+  }),
   // Sign-up, recover and resend answer no sooner than this (ms), so timing does not reveal accounts.
-  EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300),
-  TRUST_PROXY: z.string().default(''),
-  SUPABASE_URL: optionalString,
-  SITE_DIR: z.string().default('apps/web/build/client'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DISABLE_SIGNUP: bool.default(false),
+  EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300).meta({
+    description: 'sign-up, recover and resend answer no sooner than this (ms), so timing reveals no account',
+  }),
+  TRUST_PROXY: z.string().default('').meta({
+    description:
+      'comma-separated IPs or CIDR ranges whose `X-Forwarded-For` is trusted when keying rate limits',
+    contract: true,
+    unsetMeans: 'unset: trust none',
+  }),
+  SUPABASE_URL: optionalString.meta({
+    description: 'auth origin the site should use, e.g. a hosted Supabase project',
+    unsetMeans: "the page's own origin",
+  }),
+  SITE_DIR: z
+    .string()
+    .default('apps/web/build/client')
+    .meta({ description: 'the built site served beside the API' }),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .meta({ description: 'pino log level' }),
+  DISABLE_SIGNUP: bool.default(false).meta({ description: 'close sign-ups' }),
   // Fixed-window rate limits (count per RATE_LIMIT_WINDOW seconds; 0 turns one off). Defaults follow
   // GoTrue's (30 per 5 min for OTP/verify/sign-up per IP) with a separate sign-in bucket: a refresh is
   // never rate limited, because supabase-js signs the user out on a 429 during refresh. The test
   // harness raises them; the rate-limit suites set their own low values.
-  RATE_LIMIT_WINDOW: int(1, 86400).default(300),
-  RATE_LIMIT_SIGNIN_PER_IP: int(0, 1_000_000).default(150),
-  RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000).default(100),
-  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000).default(30),
-  RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000).default(30),
+  RATE_LIMIT_WINDOW: int(1, 86400)
+    .default(300)
+    .meta({ description: 'window of the per-IP limits below, seconds' }),
+  RATE_LIMIT_SIGNIN_PER_IP: int(0, 1_000_000)
+    .default(150)
+    .meta({ description: 'password sign-ins per IP per window' }),
+  RATE_LIMIT_SIGNIN_PER_ACCOUNT: int(0, 1_000_000)
+    .default(100)
+    .meta({ description: 'password sign-ins per account per window' }),
+  RATE_LIMIT_OTP_PER_IP: int(0, 1_000_000)
+    .default(30)
+    .meta({ description: 'sign-up, recover, resend, `PUT /user`, `GET /reauthenticate` per IP per window' }),
+  RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000)
+    .default(30)
+    .meta({ description: 'email verifications per IP per window' }),
   // 6-digit email codes entered per address per hour, from anywhere: what bounds guessing a code
   // (10⁶ of them) by many IPs at once; re-mailing a code does not reset it. The link in the same
   // mail is not counted (its token is unguessable), so an attacker burning this budget cannot stop
   // the owner from confirming or recovering.
-  RATE_LIMIT_VERIFY_CODES_PER_ADDRESS: int(0, 1_000_000).default(10),
-  RATE_LIMIT_MFA_PER_IP: int(0, 1_000_000).default(75),
+  RATE_LIMIT_VERIFY_CODES_PER_ADDRESS: int(0, 1_000_000).default(10).meta({
+    description:
+      '6-digit email codes (and reauthentication nonces) tried per address per hour, from any IP (links are not counted)',
+  }),
+  RATE_LIMIT_MFA_PER_IP: int(0, 1_000_000)
+    .default(75)
+    .meta({ description: 'MFA challenges + verifications per IP per window' }),
   // Failed sign-ins per (account, client network): this many are free, then each further one waits
   // 1, 2, 4 … seconds up to RATE_LIMIT_SIGNIN_BACKOFF_MAX; a success or 2 quiet days reset it.
-  RATE_LIMIT_SIGNIN_BACKOFF_AFTER: int(0, 1000).default(5),
-  RATE_LIMIT_SIGNIN_BACKOFF_MAX: int(1, 86400).default(900),
+  RATE_LIMIT_SIGNIN_BACKOFF_AFTER: int(0, 1000)
+    .default(5)
+    .meta({ description: 'free failed sign-ins per account and network, then waits of 1, 2, 4 … s' }),
+  RATE_LIMIT_SIGNIN_BACKOFF_MAX: int(1, 86400)
+    .default(900)
+    .meta({ description: 'the longest of those waits, seconds' }),
   // Failed MFA verifications per factor (any network): this many are free, then each further attempt
   // waits 1, 2, 4 … seconds up to RATE_LIMIT_MFA_BACKOFF_MAX; the owner is mailed once per streak, and
   // a success or 2 quiet days reset it. 0 turns the back-off off. (GoTrue leaves this to a hook.)
-  RATE_LIMIT_MFA_BACKOFF_AFTER: int(0, 1000).default(5),
-  RATE_LIMIT_MFA_BACKOFF_MAX: int(1, 86400).default(3600),
+  RATE_LIMIT_MFA_BACKOFF_AFTER: int(0, 1000).default(5).meta({
+    description:
+      'free failed MFA verifications per factor (from any network), then waits of 1, 2, 4 … s (`429 over_request_rate_limit`); the owner is mailed once per streak; `0` turns it off',
+  }),
+  RATE_LIMIT_MFA_BACKOFF_MAX: int(1, 86400)
+    .default(3600)
+    .meta({ description: 'the longest of those MFA waits, seconds' }),
   // Outgoing mail: per address (per RATE_LIMIT_EMAIL_WINDOW), a floor between two messages to one
   // address, and a global quota per hour. Counted alike for existing and unknown addresses.
-  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(10),
-  RATE_LIMIT_EMAIL_WINDOW: int(1, 86400).default(3600),
-  RATE_LIMIT_EMAIL_FLOOR: int(0, 86400).default(60),
-  RATE_LIMIT_EMAIL_SENT: int(0, 1_000_000).default(200),
-  RATE_LIMIT_SMS_SENT: int(0, 1_000_000).default(30),
+  RATE_LIMIT_EMAIL_PER_ADDRESS: int(0, 1_000_000).default(10).meta({
+    description:
+      'mails per recipient per `RATE_LIMIT_EMAIL_WINDOW` (every mail counts against the address it is sent to, whoever asked)',
+  }),
+  RATE_LIMIT_EMAIL_WINDOW: int(1, 86400)
+    .default(3600)
+    .meta({ description: 'window of the per-recipient mail limit, seconds' }),
+  RATE_LIMIT_EMAIL_FLOOR: int(0, 86400)
+    .default(60)
+    .meta({ description: 'seconds between two mails to one recipient' }),
+  RATE_LIMIT_EMAIL_SENT: int(0, 1_000_000)
+    .default(200)
+    .meta({ description: 'mails per hour across the server' }),
+  RATE_LIMIT_SMS_SENT: int(0, 1_000_000).default(30).meta({
+    description:
+      "phone-factor SMS per hour across the server (GoTrue's setting; counted only for challenges past their floor)",
+  }),
   // MFA (issue 4). WebAuthn relying party: id = SITE_URL's hostname, origins = SITE_URL's origin.
-  WEBAUTHN_RP_ID: optionalString,
-  WEBAUTHN_RP_ORIGINS: z.string().default(''),
-  WEBAUTHN_RP_DISPLAY_NAME: z.string().default('Namaa'),
-  MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10),
-  MFA_CHALLENGE_EXPIRY: int(10, 3600).default(300),
+  WEBAUTHN_RP_ID: optionalString.meta({
+    description: 'WebAuthn relying-party id',
+    unsetMeans: "`SITE_URL`'s host name",
+  }),
+  WEBAUTHN_RP_ORIGINS: z
+    .string()
+    .default('')
+    .meta({ description: 'comma-separated WebAuthn origins', unsetMeans: "`SITE_URL`'s origin" }),
+  WEBAUTHN_RP_DISPLAY_NAME: z
+    .string()
+    .default('Namaa')
+    .meta({ description: 'WebAuthn relying-party name shown by the authenticator' }),
+  MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10).meta({ description: 'MFA factors per user' }),
+  MFA_CHALLENGE_EXPIRY: int(10, 3600)
+    .default(300)
+    .meta({ description: 'seconds an MFA challenge stays open' }),
   // An unverified factor (an enrolment in progress) lives this long after its creation or last
   // challenge; then it is refused and swept (GoTrue's MFA_FACTOR_EXPIRY_DURATION, 300 s).
-  MFA_FACTOR_EXPIRY: int(1, 86400).default(300),
-  MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300),
-  MFA_PHONE_MAX_FREQUENCY: int(0, 3600).default(60),
+  MFA_FACTOR_EXPIRY: int(1, 86400).default(300).meta({
+    description:
+      "seconds an unverified factor (an enrolment in progress) lives after its creation or last challenge; then it is refused as not found and swept (GoTrue's `MFA_FACTOR_EXPIRY_DURATION`)",
+  }),
+  MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300).meta({ description: 'seconds an SMS code stays valid' }),
+  MFA_PHONE_MAX_FREQUENCY: int(0, 3600)
+    .default(60)
+    .meta({ description: 'seconds between two SMS codes for one phone factor' }),
   // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
-  SMS_PROVIDER: z.enum(['dev', 'webhook', '']).default(''),
-  SMS_WEBHOOK_URL: optionalString,
-  SMS_WEBHOOK_TOKEN: optionalString,
+  SMS_PROVIDER: z.enum(['dev', 'webhook', '']).default('').meta({
+    description: 'phone-factor delivery: `dev` (the development mailbox) or `webhook`',
+    unsetMeans: '`dev` outside production, none in production',
+  }),
+  SMS_WEBHOOK_URL: optionalString.meta({
+    description: 'with `SMS_PROVIDER=webhook`: where `{to, body, kind}` is POSTed',
+  }),
+  SMS_WEBHOOK_TOKEN: optionalString.meta({ description: 'bearer token sent to `SMS_WEBHOOK_URL`' }),
   // PKCE flow states (code_challenge on sign-up, recovery, email change) live this long.
-  FLOW_STATE_EXPIRY: int(10, 86400).default(300),
+  FLOW_STATE_EXPIRY: int(10, 86400).default(300).meta({ description: 'PKCE auth-code lifetime, seconds' }),
   // GoTrue's session limits, seconds (0 = none, GoTrue's default): a session ends this long after it
   // began, or after going this long without a refresh; its refresh token then answers
   // 400 session_expired and supabase-js signs the user out.
-  SESSIONS_TIMEBOX: int(0, 10 * 365 * 86400).default(0),
-  SESSIONS_INACTIVITY_TIMEOUT: int(0, 10 * 365 * 86400).default(0),
+  SESSIONS_TIMEBOX: int(0, 10 * 365 * 86400)
+    .default(0)
+    .meta({
+      description:
+        "a session ends this many seconds after it began; its refresh token then answers `400 session_expired` (GoTrue's setting; `0`: never)",
+    }),
+  SESSIONS_INACTIVITY_TIMEOUT: int(0, 10 * 365 * 86400)
+    .default(0)
+    .meta({
+      description: "a session ends this many seconds after its last refresh (GoTrue's setting; `0`: never)",
+    }),
 });
 
 export type Config = {
@@ -289,7 +437,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
     mfa: {
-      // Unset → derived from SITE_URL when used (see domain/mfa-webauthn.ts).
+      // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
       rpId: e.WEBAUTHN_RP_ID,
       rpOrigins: list(e.WEBAUTHN_RP_ORIGINS),
       rpName: e.WEBAUTHN_RP_DISPLAY_NAME,

@@ -1,6 +1,11 @@
 // Every error the API can answer, in ONE table: code → HTTP status and GoTrue's message.
 // Routes and domain functions throw `new AuthError('code')`; the app's error handler renders it in
 // GoTrue's new or legacy JSON shape (see toErrorResponse).
+// Only codes the service raises are listed: the client reads `error_code` as a plain string, so it
+// needs no entry for a code we never send (GoTrue's flow_state_already_used, method_not_allowed and
+// mfa_webauthn_enroll_not_enabled were dropped for that reason; a reused PKCE code answers
+// flow_state_not_found, as the wire contract's table says). A new capability adds its codes here
+// when it starts raising them.
 import type { Context } from 'hono';
 
 export const errorTable = {
@@ -10,7 +15,6 @@ export const errorTable = {
   not_found: { status: 404, message: 'Not found' },
   no_api_key: { status: 401, message: 'No API key found in request' },
   invalid_api_key: { status: 401, message: 'Invalid API key' },
-  method_not_allowed: { status: 405, message: 'Method not allowed' },
   signup_disabled: { status: 422, message: 'Signups not allowed for this instance' },
   anonymous_provider_disabled: { status: 422, message: 'Anonymous sign-ins are disabled' },
   phone_provider_disabled: { status: 422, message: 'Phone signups are disabled' },
@@ -30,12 +34,12 @@ export const errorTable = {
   no_authorization: { status: 401, message: 'This endpoint requires a valid Bearer token' },
   bad_jwt: { status: 403, message: 'invalid JWT: unable to parse or verify signature' },
   user_not_found: { status: 403, message: 'User from sub claim in JWT does not exist' },
+  // The service-role guard's answer to any other caller (core/http/guards.ts; GoTrue's 403).
   not_admin: { status: 403, message: 'User not allowed' },
   otp_expired: { status: 403, message: 'Token has expired or is invalid' },
   flow_state_not_found: { status: 404, message: 'invalid flow state, no valid flow state found' },
   flow_state_expired: { status: 422, message: 'Flow state has expired' },
   bad_code_verifier: { status: 400, message: 'code challenge does not match previously saved code verifier' },
-  flow_state_already_used: { status: 422, message: 'Flow state has already been used' },
   reauthentication_needed: { status: 400, message: 'Password update requires reauthentication' },
   reauthentication_not_valid: { status: 422, message: 'Nonce has expired or is invalid' },
   insufficient_aal: {
@@ -59,7 +63,6 @@ export const errorTable = {
     message: 'A verified phone factor already exists, unenroll the existing factor to continue',
   },
   mfa_phone_enroll_not_enabled: { status: 422, message: 'MFA enroll is disabled for Phone' },
-  mfa_webauthn_enroll_not_enabled: { status: 422, message: 'MFA enroll is disabled for WebAuthn' },
   over_sms_send_rate_limit: { status: 429, message: 'SMS rate limit exceeded' },
   sms_send_failed: { status: 500, message: 'Error sending SMS' },
   over_request_rate_limit: { status: 429, message: 'Request rate limit reached' },

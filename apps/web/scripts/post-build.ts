@@ -1,9 +1,10 @@
 // Post-build step for the static site (runs after `react-router build`):
-//  1. copies every prerendered `<prefix>/404/index.html` to `<prefix>/404.html` (what the server
-//     answers, with status 404, for unknown paths) and removes the /404/ directory and the SPA
-//     fallback, so that only real pages exist;
+//  1. moves every prerendered `<prefix>/404/index.html` to `<prefix>/404.html` (what the server
+//     answers, with status 404, for unknown paths) and removes the emptied /404/ directory and the
+//     SPA fallback, so that only real pages exist;
 //  2. defers the React Router bootstrap (defer-bootstrap.ts): home and auth pages start it at the first
-//     interaction (at once when a session or `?mode=` must be applied), 404 pages on `load`;
+//     interaction (or on `load` when there is state to apply: a stored session, the tokens of an
+//     email link in the URL, or `?mode=`), 404 pages on `load`;
 //  3. writes robots.txt and sitemap.xml from the typed paths;
 //  4. precompresses every text asset as .br (quality 11) and .gz (level 9).
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -38,10 +39,11 @@ rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 // 2. Defer the framework bootstrap on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
 for (const file of htmlFiles) {
-  // Home and auth pages hydrate on first interaction (or at once when a session must be restored
-  // or `?mode=` applied): a visitor who only reads runs no framework code, and the auth form's HTML
-  // is safe before hydration (submit disabled, method="post"). 404 pages hydrate on load (the
-  // console log of the missing path needs the framework).
+  // Home and auth pages hydrate on first interaction (or on load when a stored session, an email
+  // link's tokens or `?mode=` must be applied): a visitor who only reads runs no framework code, and
+  // the auth form's HTML is safe before hydration (submit disabled, method="post"; a submit asked for
+  // earlier is sent once hydrated). 404 pages hydrate on load (the console log of the missing path
+  // needs the framework).
   const interactive = locales.some((locale) =>
     ['index.html', join('auth', 'index.html')].some(
       (page) => file === join(clientDir, localePrefix(locale).slice(1), page),

@@ -16,7 +16,7 @@ export type Deps = {
   logger: Logger;
   clock: () => Date;
   mail: MailDispatcher;
-  /** Phone MFA codes (src/sms/sender.ts). */
+  /** Phone MFA codes (core/sms/sender.ts). */
   sms: SmsSender;
 };
 

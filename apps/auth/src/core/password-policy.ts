@@ -1,8 +1,9 @@
+import type { Config } from '../config.ts';
 import { AuthError } from '../errors.ts';
 import { isCommonPassword, resemblesIdentity } from './common-passwords.ts';
 
 /**
- * `rejectCommon` (on in the service, see policyOf) refuses the bundled common-password list, the
+ * `rejectCommon` (PASSWORD_REJECT_COMMON, on by default) refuses the bundled common-password list, the
  * account's own email and the brand name, with GoTrue's `pwned` reason.
  */
 export type PasswordPolicy = { minLength: number; maxLength: number; rejectCommon?: boolean };
@@ -10,14 +11,17 @@ export type PasswordPolicy = { minLength: number; maxLength: number; rejectCommo
 /** Who the password is for, so it can be compared with the account's own identifiers. */
 export type PasswordContext = { email?: string | undefined };
 
-/** Extra checks plug in here; each returns a reason or undefined. */
-export type PasswordCheck = (
-  password: string,
-  context: PasswordContext,
-) => { reason: string; message: string } | undefined;
-
 // GoTrue's text for its `pwned` reason, so clients that show the server's message stay consistent.
 export const PWNED_MESSAGE = 'Password is known to be weak and easy to guess, please choose a different one.';
+
+/** The policy from the settings; sign-up, password change and password sign-in all use it. */
+export function passwordPolicyOf(config: Config): PasswordPolicy {
+  return {
+    minLength: config.PASSWORD_MIN_LENGTH,
+    maxLength: config.PASSWORD_MAX_LENGTH,
+    rejectCommon: config.PASSWORD_REJECT_COMMON,
+  };
+}
 
 /** Length in Unicode code points, as NIST asks (an emoji is one character, not two UTF-16 units). */
 export function codePointLength(s: string): number {
@@ -33,7 +37,6 @@ export function codePointLength(s: string): number {
 export function passwordProblems(
   password: string,
   policy: PasswordPolicy,
-  extraChecks: PasswordCheck[] = [],
   context: PasswordContext = {},
 ): { reasons: string[]; messages: string[] } {
   const reasons: string[] = [];
@@ -47,13 +50,6 @@ export function passwordProblems(
     reasons.push('pwned');
     messages.push(PWNED_MESSAGE);
   }
-  for (const check of extraChecks) {
-    const problem = check(password, context);
-    if (problem) {
-      reasons.push(problem.reason);
-      messages.push(problem.message);
-    }
-  }
   return { reasons, messages };
 }
 
@@ -61,12 +57,11 @@ export function passwordProblems(
 export function assertPasswordAcceptable(
   password: string,
   policy: PasswordPolicy,
-  extraChecks: PasswordCheck[] = [],
   context: PasswordContext = {},
 ) {
   if (codePointLength(password) > policy.maxLength)
     throw new AuthError('validation_failed', `Password cannot be longer than ${policy.maxLength} characters`);
-  const { reasons, messages } = passwordProblems(password, policy, extraChecks, context);
+  const { reasons, messages } = passwordProblems(password, policy, context);
   if (reasons.length > 0)
     throw new AuthError('weak_password', messages.join(' '), { extra: { weak_password: { reasons } } });
 }

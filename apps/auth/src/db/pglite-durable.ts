@@ -16,7 +16,7 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
  * flushes the WAL with `fsync`, so every commit reaches the disk before it is acknowledged (one
  * fsync per commit; hotQuery's group commit shares it), and checkpoints flush the data files.
  * Measured on the 2-core VM: 0.2–0.4 ms per flush on its disk, and a single-row insert went from
- * ~220 to ~380 µs. test/pglite-durable.test.ts checks that a commit reaches the new fsync, so an
+ * ~220 to ~380 µs. test/db/pglite-durable.test.ts checks that a commit reaches the new fsync, so an
  * upgrade of PGlite that bypasses it fails there.
  */
 let syncs = 0;

@@ -1,11 +1,20 @@
 import { z } from 'zod';
 import { AuthError } from '../../errors.ts';
-import { MAX_METADATA_BYTES } from '../../features/user/user-update.ts';
 
 // Shared request fragments. Strings are bounded so hostile sizes fail validation before any work.
 export const emailField = z.string().max(1000);
 export const passwordField = z.string().max(1000);
 export const metadataField = z.unknown().optional();
+
+/**
+ * The cap on user metadata, per request (parseMetadata below) and as stored after a merge
+ * (features/user/user-update.ts), measured as JSON.stringify length. The metadata is copied into every
+ * access token (base64: 4/3 of its size, plus the other claims), and a token must stay under the 16 KB
+ * that Node accepts for all request headers and that crypto/jwt.ts accepts for a token: 8,020
+ * characters of metadata made an 11,468-character token, 14,020 one of 19,468 that locked the account
+ * out (every request 431). GoTrue sets no cap.
+ */
+export const MAX_METADATA_BYTES = 8 * 1024;
 
 /**
  * User metadata: a plain JSON object of bounded size. Rebuilt with Object.fromEntries so keys such

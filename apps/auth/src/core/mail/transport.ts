@@ -25,7 +25,10 @@ export function smtpTransport(url: string): MailTransport {
   };
 }
 
-/** Development: the outbox row itself is the mailbox (see routes/dev-mailbox.ts); nothing leaves the machine. */
+/**
+ * Development: the outbox row itself is the mailbox (see features/ops/dev-mailbox.routes.ts); nothing
+ * leaves the machine.
+ */
 export function devMailboxTransport(): MailTransport {
   return { kind: 'dev-mailbox', async send() {}, close() {} };
 }

@@ -6,7 +6,7 @@ import type { Deps } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { User } from '../../core/http/response-schemas.ts';
-import { assertPasswordAcceptable } from '../../core/password-policy.ts';
+import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
 import { isUniqueViolation, type Tx } from '../../db/client.ts';
 import type { OneTimeTokenType } from '../../db/one-time-tokens.repo.ts';
@@ -112,16 +112,7 @@ export async function generateLink(
   let passwordHash: string | undefined;
   if (type === 'signup') {
     if (!input.password) throw new AuthError('validation_failed', 'Password is required for a signup link');
-    assertPasswordAcceptable(
-      input.password,
-      {
-        minLength: deps.config.PASSWORD_MIN_LENGTH,
-        maxLength: deps.config.PASSWORD_MAX_LENGTH,
-        rejectCommon: deps.config.PASSWORD_REJECT_COMMON,
-      },
-      [],
-      { email },
-    );
+    assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), { email });
     passwordHash = await hashPassword(input.password);
   }
   const now = deps.clock();

@@ -6,7 +6,7 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { type AdminCaller, adminActor } from '../../core/http/guards.ts';
 import type { User } from '../../core/http/response-schemas.ts';
-import { assertPasswordAcceptable } from '../../core/password-policy.ts';
+import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
 import { type AuditAction, audit } from '../../db/audit.repo.ts';
@@ -140,16 +140,7 @@ async function passwordColumn(
     throw new AuthError('validation_failed', 'Only a password or a password hash should be provided');
   if (a.passwordHash !== undefined) return parsePasswordHash(a.passwordHash);
   if (a.password === undefined) return undefined;
-  assertPasswordAcceptable(
-    a.password,
-    {
-      minLength: deps.config.PASSWORD_MIN_LENGTH,
-      maxLength: deps.config.PASSWORD_MAX_LENGTH,
-      rejectCommon: deps.config.PASSWORD_REJECT_COMMON,
-    },
-    [],
-    { email },
-  );
+  assertPasswordAcceptable(a.password, passwordPolicyOf(deps.config), { email });
   return hashPassword(a.password);
 }
 

@@ -6,7 +6,7 @@ import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { findUserByEmail, findUserByPendingEmail, updateUser } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { emailChangeQuota, mailEmailChange } from '../user/email-change.ts';
+import { emailChangeQuota, mailEmailChange } from '../user/index.ts';
 
 /** POST /recover: always `{}` (unknown emails included); the quota counts the address either way. */
 export async function requestRecovery(

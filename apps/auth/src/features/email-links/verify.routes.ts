@@ -5,7 +5,7 @@ import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.t
 import { redirectFor } from '../../core/http/redirect.ts';
 import { sessionSchema } from '../../core/http/response-schemas.ts';
 import { AuthError } from '../../errors.ts';
-import { EMAIL_CHANGE_HALF_CONFIRMED } from '../user/email-change.ts';
+import { EMAIL_CHANGE_HALF_CONFIRMED } from '../user/index.ts';
 import { verifyToken } from './verify.ts';
 
 export const verifyBody = z.object({

@@ -2,14 +2,13 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { isValidEmail, normalizeEmail } from '../../core/email.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
-import { passwordProblems } from '../../core/password-policy.ts';
+import { passwordPolicyOf, passwordProblems } from '../../core/password-policy.ts';
 import { clearBackoff, enforceSigninLimits } from '../../core/rate-limit.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { startPasswordSession } from '../../db/sessions.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { passwordChecks, policyOf } from '../signup/signup.ts';
 
 /**
  * POST /token?grant_type=password. Unknown email and wrong password get the same answer after the
@@ -87,7 +86,7 @@ export async function passwordGrant(
     refreshToken,
     relations: { identities, factors },
   });
-  const weak = passwordProblems(input.password, policyOf(deps), passwordChecks, { email });
+  const weak = passwordProblems(input.password, passwordPolicyOf(deps.config), { email });
   response.weak_password =
     weak.reasons.length > 0 ? { message: weak.messages.join(' '), reasons: weak.reasons } : null;
   return response;

@@ -4,7 +4,7 @@ import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { Session, User } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
-import { assertPasswordAcceptable, type PasswordCheck } from '../../core/password-policy.ts';
+import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { fakeUserJson, userJson } from '../../core/user-json.ts';
@@ -21,17 +21,6 @@ export type SignupInput = {
   pkce?: PkceParams | undefined;
 };
 
-/** Hook for the hardening issue (e.g. a common-password list); sign-up and password change use it. */
-export const passwordChecks: PasswordCheck[] = [];
-
-export function policyOf(deps: Deps) {
-  return {
-    minLength: deps.config.PASSWORD_MIN_LENGTH,
-    maxLength: deps.config.PASSWORD_MAX_LENGTH,
-    rejectCommon: deps.config.PASSWORD_REJECT_COMMON,
-  };
-}
-
 /** POST /signup. Returns a bare user (confirmation on) or a session (MAILER_AUTOCONFIRM). */
 export async function signUp(
   deps: Deps,
@@ -42,7 +31,7 @@ export async function signUp(
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   if (input.email === undefined) throw new AuthError('anonymous_provider_disabled');
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
-  assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, { email: input.email });
+  assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), { email: input.email });
   const email = parseEmail(input.email);
   const data = input.data ?? {};
 

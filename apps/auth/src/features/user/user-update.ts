@@ -1,7 +1,8 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import type { User } from '../../core/http/response-schemas.ts';
-import { assertPasswordAcceptable } from '../../core/password-policy.ts';
+import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
+import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
@@ -19,8 +20,7 @@ import {
   updateUser,
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { hasVerifiedFactor } from '../mfa/factors.ts';
-import { passwordChecks, policyOf } from '../signup/signup.ts';
+import { hasVerifiedFactor } from '../mfa/index.ts';
 import { emailChangeQuota, mailEmailChange } from './email-change.ts';
 import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
 
@@ -47,15 +47,6 @@ export function mergeMetadata(
   }
   return Object.fromEntries(out);
 }
-
-/**
- * The cap on user metadata, per request (http/schemas.ts) and as stored after a merge, measured as
- * JSON.stringify length. The metadata is copied into every access token (base64: 4/3 of its size, plus
- * the other claims), and a token must stay under the 16 KB that Node accepts for all request headers
- * and that crypto/jwt.ts accepts for a token: 8,020 characters of metadata made an 11,468-character
- * token, 14,020 one of 19,468 that locked the account out (every request 431). GoTrue sets no cap.
- */
-export const MAX_METADATA_BYTES = 8 * 1024;
 
 /**
  * Refuses a merge that leaves the metadata over the cap, unless it does not grow it: an account
@@ -88,7 +79,7 @@ export async function updateCurrentUser(
   let passwordHash: string | undefined;
   const needsNonce = input.password !== undefined && passwordChangeNeedsNonce(deps, session);
   if (input.password !== undefined) {
-    assertPasswordAcceptable(input.password, policyOf(deps), passwordChecks, {
+    assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), {
       email: user.email ?? undefined,
     });
     if (needsNonce) await checkNonceGiven(deps, user, input.nonce);

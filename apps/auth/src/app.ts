@@ -90,7 +90,8 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
       origin: '*',
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       // Only headers some route sends: the admin API adds X-Total-Count and Link when it lists users.
-      exposeHeaders: [API_VERSION_HEADER, 'Retry-After', 'X-Request-Id'],
+      // X-Total-Count and Link: the admin user list's paging (GoTrue exposes both).
+      exposeHeaders: [API_VERSION_HEADER, 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id'],
       maxAge: 600,
     }),
   );

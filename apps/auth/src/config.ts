@@ -79,7 +79,8 @@ export const envSchema = z.object({
     .default(DEVELOPMENT_ANON_KEY)
     .meta({ description: 'the public key the site sends as `apikey`', contract: true }),
   SERVICE_ROLE_KEY: optionalString.meta({
-    description: 'secret key accepted as `apikey` for server-side callers (≥ 32 characters in production)',
+    description:
+      'secret key of server-side callers: as `apikey` and as `Authorization: Bearer`, it is an admin credential (see "Admin API"; ≥ 32 characters in production)',
     contract: true,
   }),
   // GoTrue's GOTRUE_JWT_ADMIN_ROLES: a JWT signed by the service's keys with one of these roles is an

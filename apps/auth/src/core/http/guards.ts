@@ -44,13 +44,17 @@ export function requireApiKey(config: Config): MiddlewareHandler<AppEnv> {
 }
 
 /** Who called the admin API, recorded on the request (`c.get('admin')`) and in every audit row. */
-export type AdminCaller = { via: 'service_role_key' } | { via: 'jwt'; role: string; sub: string | undefined };
+export type AdminCaller =
+  | { via: 'service_role_key' }
+  | { via: 'jwt'; role: string; sub: string | undefined }
+  /** The operator CLI (features/admin/admin.cli.ts), run by this operating-system user. */
+  | { via: 'cli'; osUser: string };
 
 /** The caller as audit payloads and logs name it: never the key or the token itself. */
 export function adminActor(caller: AdminCaller): { actor: string; actor_role: string } {
-  return caller.via === 'service_role_key'
-    ? { actor: 'service_role_key', actor_role: 'service_role' }
-    : { actor: caller.sub ? `jwt:${caller.sub}` : 'jwt', actor_role: caller.role };
+  if (caller.via === 'service_role_key') return { actor: 'service_role_key', actor_role: 'service_role' };
+  if (caller.via === 'cli') return { actor: `cli:${caller.osUser}`, actor_role: 'operator' };
+  return { actor: caller.sub ? `jwt:${caller.sub}` : 'jwt', actor_role: caller.role };
 }
 
 /**

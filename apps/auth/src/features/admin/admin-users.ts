@@ -97,6 +97,14 @@ export async function adminUserJson(db: DbOrTx, user: UserRow): Promise<User> {
   return userJson(user, relations.identities, relations.factors);
 }
 
+/** A user named by id or by email (the CLI's argument); GoTrue's 404 when there is none. */
+export async function resolveUserRef(deps: Deps, ref: string): Promise<string> {
+  if (UUID.test(ref)) return ref.toLowerCase();
+  const user = await findUserByEmail(deps.db, parseEmail(ref));
+  if (!user) throw userNotFound();
+  return user.id;
+}
+
 export async function getUser(deps: Deps, id: string): Promise<User> {
   const user = await findUserById(deps.db, id);
   if (!user) throw userNotFound();

@@ -7,6 +7,7 @@ import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
+import { emailQuota } from '../../core/rate-limit.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
 import { isUniqueViolation, type Tx } from '../../db/client.ts';
 import type { OneTimeTokenType } from '../../db/one-time-tokens.repo.ts';
@@ -216,6 +217,10 @@ export async function inviteUser(
   if (input.email === undefined || input.email === '')
     throw new AuthError('validation_failed', 'An email address is required');
   const email = parseEmail(input.email);
+  // The invitation is mail like any other: the per-address floor and quotas and the global hourly
+  // quota apply (GoTrue limits invites by its email rate limit too), so a script looping over
+  // /invite cannot burn the sender's reputation.
+  await emailQuota(deps, email);
   const now = deps.clock();
   let user: User;
   try {

@@ -46,6 +46,15 @@ try {
           timeout: 10_000,
         })
         .catch(() => {});
+      // Arabic pages switch to their web font after the largest paint (issue #18): show that face.
+      await page
+        .waitForFunction(
+          () =>
+            document.documentElement.lang !== 'ar' || document.documentElement.hasAttribute('data-web-font'),
+          null,
+          { timeout: 10_000 },
+        )
+        .catch(() => {});
       await page.evaluate(() => document.fonts.ready);
       // Below-the-fold sections use content-visibility: auto, which a full-page capture does not
       // render; show them as a visitor who scrolled would see them.

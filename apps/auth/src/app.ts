@@ -3,8 +3,8 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Deps } from './core/deps.ts';
 import type { AppEnv } from './core/http/context.ts';
-import { type Endpoint, mountEndpoint } from './core/http/define-endpoint.ts';
-import { guardChains } from './core/http/guards.ts';
+import { type Endpoint, honoPath, mountEndpoint } from './core/http/define-endpoint.ts';
+import { type Access, guardChains } from './core/http/guards.ts';
 import { requestContext } from './core/http/middleware.ts';
 import { securityHeaders } from './core/http/security-headers.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
@@ -56,6 +56,8 @@ function handleError(deps: Deps) {
     return res;
   };
 }
+
+const strictness: Record<Access, number> = { public: 0, apikey: 1, user: 2, service: 2 };
 
 /** Every endpoint of the API, each declared once in its feature (define-endpoint.ts). */
 export function apiEndpoints(deps: Deps): Endpoint[] {
@@ -124,6 +126,15 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   const notFound = () => {
     throw new AuthError('not_found', 'Not found');
   };
+  // A declared path asked with another method: 404 behind the strictest guards its endpoints run,
+  // and at least the key check (only GET is ever public), so e.g. DELETE /user still asks for the
+  // bearer token first.
+  const fallbackAccess = new Map<string, Access>();
+  for (const e of endpoints) {
+    const current = fallbackAccess.get(e.path) ?? 'apikey';
+    fallbackAccess.set(e.path, strictness[e.access] > strictness[current] ? e.access : current);
+  }
+  for (const [path, access] of fallbackAccess) api.on(['ALL'], [honoPath(path)], ...guards[access], notFound);
   // Unknown paths: 404 after the key check, except under the public prefixes (the key set and
   // OpenID configuration, the development mailbox), which a browser or a JWT library reads unkeyed.
   api.on(['GET'], ['/.well-known/*', '/_dev/*'], ...guards.public, notFound);

@@ -26,6 +26,17 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/** GoTrue's mail kinds, as in its MAILER_TEMPLATES_<NAME> and MAILER_SUBJECTS_<NAME> settings. */
+export const MAIL_TEMPLATE_NAMES = [
+  'CONFIRMATION',
+  'RECOVERY',
+  'EMAIL_CHANGE',
+  'MAGIC_LINK',
+  'INVITE',
+  'REAUTHENTICATION',
+] as const;
+export type MailTemplateName = (typeof MAIL_TEMPLATE_NAMES)[number];
+
 // Every setting is declared once, below: its name, type and default (zod), and a one-line
 // description for the README's settings table (`.meta`). The table is rendered from this schema
 // (settings-docs.ts, `npm run docs:settings`) and a test fails when the README differs from it.
@@ -265,6 +276,63 @@ export const envSchema = z.object({
     .meta({
       description: "a session ends this many seconds after its last refresh (GoTrue's setting; `0`: never)",
     }),
+  // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
+  // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts), so a
+  // broken one stops start-up. Unset: the built-in design, in the user's language.
+  MAILER_TEMPLATES_CONFIRMATION: optionalString.meta({
+    description:
+      "the sign-up confirmation mail's HTML template (GoTrue's variables), replacing the design in both languages: an `http(s)://` URL or a file path",
+    unsetMeans: 'the built-in design',
+  }),
+  MAILER_TEMPLATES_RECOVERY: optionalString.meta({
+    description:
+      "the password recovery mail's HTML template (GoTrue's variables), replacing the design in both languages: an `http(s)://` URL or a file path",
+    unsetMeans: 'the built-in design',
+  }),
+  MAILER_TEMPLATES_EMAIL_CHANGE: optionalString.meta({
+    description:
+      "the email change (both addresses) mail's HTML template (GoTrue's variables), replacing the design in both languages: an `http(s)://` URL or a file path",
+    unsetMeans: 'the built-in design',
+  }),
+  MAILER_TEMPLATES_MAGIC_LINK: optionalString.meta({
+    description:
+      "the magic link mail's HTML template (GoTrue's variables), replacing the design in both languages: an `http(s)://` URL or a file path",
+    unsetMeans: 'the built-in design',
+  }),
+  MAILER_TEMPLATES_INVITE: optionalString.meta({
+    description:
+      "the invitation mail's HTML template (GoTrue's variables), replacing the design in both languages: an `http(s)://` URL or a file path",
+    unsetMeans: 'the built-in design',
+  }),
+  MAILER_TEMPLATES_REAUTHENTICATION: optionalString.meta({
+    description:
+      "the reauthentication code mail's HTML template (GoTrue's variables), replacing the design in both languages: an `http(s)://` URL or a file path",
+    unsetMeans: 'the built-in design',
+  }),
+  MAILER_SUBJECTS_CONFIRMATION: optionalString.meta({
+    description: "the sign-up confirmation mail's subject (may use the same variables)",
+    unsetMeans: "the built-in subject, in the user's language",
+  }),
+  MAILER_SUBJECTS_RECOVERY: optionalString.meta({
+    description: "the password recovery mail's subject (may use the same variables)",
+    unsetMeans: "the built-in subject, in the user's language",
+  }),
+  MAILER_SUBJECTS_EMAIL_CHANGE: optionalString.meta({
+    description: "the email change (both addresses) mail's subject (may use the same variables)",
+    unsetMeans: "the built-in subject, in the user's language",
+  }),
+  MAILER_SUBJECTS_MAGIC_LINK: optionalString.meta({
+    description: "the magic link mail's subject (may use the same variables)",
+    unsetMeans: "the built-in subject, in the user's language",
+  }),
+  MAILER_SUBJECTS_INVITE: optionalString.meta({
+    description: "the invitation mail's subject (may use the same variables)",
+    unsetMeans: "the built-in subject, in the user's language",
+  }),
+  MAILER_SUBJECTS_REAUTHENTICATION: optionalString.meta({
+    description: "the reauthentication code mail's subject (may use the same variables)",
+    unsetMeans: "the built-in subject, in the user's language",
+  }),
 });
 
 export type Config = {
@@ -318,6 +386,11 @@ export type Config = {
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
+  /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
+  mailer: {
+    templates: Partial<Record<MailTemplateName, string>>;
+    subjects: Partial<Record<MailTemplateName, string>>;
+  };
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -337,6 +410,18 @@ export type Config = {
     smsSentPerHour: number;
   };
 };
+
+function pickMailSettings(
+  e: Record<string, unknown>,
+  prefix: string,
+): Partial<Record<MailTemplateName, string>> {
+  const out: Partial<Record<MailTemplateName, string>> = {};
+  for (const n of MAIL_TEMPLATE_NAMES) {
+    const v = e[`${prefix}${n}`];
+    if (typeof v === 'string') out[n] = v;
+  }
+  return out;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -454,6 +539,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
     SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
+    mailer: {
+      templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
+      subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
+    },
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

@@ -4,6 +4,7 @@ import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
+import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
 import { KeyStore } from './crypto/jwt.ts';
@@ -47,6 +48,8 @@ export const PGLITE_DURABILITY_WARNING =
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
+  // First: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
+  const mailTemplates = await createMailTemplates(config);
   const database = await openDatabase(databaseOptions(config));
   try {
     await migrate(database);
@@ -79,7 +82,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : m.smsProvider === 'dev'
         ? devMailboxSms(database.db)
         : noSms);
-  const deps: Deps = { config, database, db: database.db, keys, secrets, logger, clock, mail, sms };
+  const deps: Deps = {
+    config,
+    database,
+    db: database.db,
+    keys,
+    secrets,
+    logger,
+    clock,
+    mail,
+    mailTemplates,
+    sms,
+  };
   mail.kick(); // anything left from a previous run
 
   const { existsSync } = await import('node:fs');
@@ -189,7 +203,8 @@ export async function main(): Promise<void> {
     server = await startServer(config, { logger });
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (err instanceof DataDirLockedError) {
+    // A broken operator mail template (MAILER_TEMPLATES_*, MAILER_SUBJECTS_*): its message names the setting.
+    if (err instanceof DataDirLockedError || err instanceof ConfigError) {
       console.error(err.message);
       process.exit(1);
     }

@@ -2,6 +2,6 @@
 declare module 'virtual:arabic-font' {
   /** @font-face rules and the Arabic font-family rule, for Arabic pages only. */
   export const arabicFontCss: string;
-  /** URLs of the font files to preload on Arabic pages. */
-  export const arabicFontPreloads: readonly string[];
+  /** Inline script for Arabic pages: switches to the web font once the largest paint is on screen. */
+  export const arabicFontScript: string;
 }

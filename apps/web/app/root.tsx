@@ -1,4 +1,4 @@
-import { arabicFontCss, arabicFontPreloads } from 'virtual:arabic-font';
+import { arabicFontCss, arabicFontScript } from 'virtual:arabic-font';
 import { lazy, type ReactNode, Suspense, useEffect, useSyncExternalStore } from 'react';
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 'react-router';
 import css from './app.css?inline';
@@ -30,19 +30,6 @@ export function Layout({ children }: { children: ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        {/* Arabic pages only: the subset Arabic font, preloaded (its CSS follows the main sheet). */}
-        {locale === 'ar'
-          ? arabicFontPreloads.map((href) => (
-              <link
-                key={href}
-                rel="preload"
-                href={href}
-                as="font"
-                type="font/woff2"
-                crossOrigin="anonymous"
-              />
-            ))
-          : null}
         <meta name="theme-color" content={siteConfig.themeColor} />
         <Meta />
         <link rel="icon" href="/favicon.ico" sizes="32x32" />
@@ -53,8 +40,15 @@ export function Layout({ children }: { children: ReactNode }) {
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own compiled stylesheet. */}
         <style dangerouslySetInnerHTML={{ __html: css }} />
         {locale === 'ar' ? (
-          // biome-ignore lint/security/noDangerouslySetInnerHtml: generated @font-face rules (build time).
-          <style dangerouslySetInnerHTML={{ __html: arabicFontCss }} />
+          <>
+            {/* The matched fallback faces and Readex (never preloaded: it must not delay the first
+                paint), and the script that switches to Readex after the largest paint
+                (scripts/font/arabic-font-plugin.ts says why). */}
+            {/* biome-ignore lint/security/noDangerouslySetInnerHtml: generated @font-face rules (build time). */}
+            <style dangerouslySetInnerHTML={{ __html: arabicFontCss }} />
+            {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own constant script (CSP-hashed). */}
+            <script dangerouslySetInnerHTML={{ __html: arabicFontScript }} />
+          </>
         ) : null}
         <Links />
       </head>

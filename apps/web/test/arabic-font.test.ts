@@ -1,7 +1,12 @@
 import { createRequire } from 'node:module';
 import * as hb from 'harfbuzzjs';
 import { describe, expect, it } from 'vitest';
-import { buildSubsets, fontFaceCss } from '../scripts/font/arabic-font-plugin.ts';
+import {
+  arabicFontScript,
+  buildSubsets,
+  fontFaceCss,
+  webFontAttribute,
+} from '../scripts/font/arabic-font-plugin.ts';
 import { arabicPageCharacters, arabicPageText } from '../scripts/font/arabic-page-text.ts';
 
 const require = createRequire(import.meta.url);
@@ -38,15 +43,47 @@ describe('Arabic font subset (build time)', () => {
     expect(arabicPageCharacters().arabic).toContain('\u0651');
   });
 
-  it('declares swap, unicode-range, metric-matched fallbacks and applies the family to Arabic pages only', async () => {
+  it('paints Arabic pages in the matched fallback first and uses Readex only once html[data-web-font] is set', async () => {
     const subsets = await buildSubsets();
     const css = fontFaceCss(subsets.map((s) => ({ ...s, url: `/${s.fileName}` })));
-    expect(css.match(/font-display:swap/g)).toHaveLength(2);
-    expect(css).toMatch(/unicode-range:U\+20,U\+A0,U\+6\?\?/);
-    expect(css).toMatch(/size-adjust:\d+\.\d+%;ascent-override:\d+\.\d+%;descent-override/);
-    // Every font-family use is scoped to html[lang="ar"]: English pages never match it.
+    const readexFaces = css.match(/@font-face\{font-family:Readex;[^}]*\}/g) ?? [];
+    expect(readexFaces).toHaveLength(2);
+    for (const face of readexFaces) expect(face).toMatch(/font-display:swap;.*unicode-range:U\+/);
+    // One fallback face per design weight and script, each with its own measured metrics.
+    const fallbackFaces = css.match(/@font-face\{font-family:ReadexFallback;[^}]*\}/g) ?? [];
+    expect(fallbackFaces.map((f) => f.match(/font-weight:([^;]+)/)?.[1])).toEqual([
+      '400',
+      '500',
+      '600',
+      '700 900',
+      '400',
+      '500',
+      '600',
+      '700 900',
+    ]);
+    for (const face of fallbackFaces) {
+      expect(face).toMatch(
+        /src:local\([^;]*;size-adjust:\d+\.\d+%;ascent-override:\d+\.\d+%;descent-override/,
+      );
+    }
+    expect(fallbackFaces.filter((f) => f.includes('local("Noto Sans Arabic Bold")'))).toHaveLength(2);
+    // Every font-family use is scoped to html[lang="ar"]; until the switch only the fallback is named,
+    // so nothing in the first render makes the browser fetch Readex.
     const uses = css.replace(/@font-face\{[^}]*\}/g, '');
-    expect(uses).toMatch(/^html\[lang="ar"\] body\{font-family:Readex,/);
-    expect(uses.match(/font-family/g)).toHaveLength(1);
+    expect(uses.match(/font-family:[^;}]*/g)).toEqual([
+      'font-family:ReadexFallback,system-ui,Tahoma,sans-serif',
+      'font-family:Readex,ReadexFallback,system-ui,Tahoma,sans-serif',
+    ]);
+    expect(uses).toMatch(/^html\[lang="ar"\] body\{font-family:ReadexFallback,/);
+    expect(uses).toContain(`html[lang="ar"][${webFontAttribute}] body{font-family:Readex,`);
+  });
+
+  it('switches to Readex from a script that waits for load, the first LCP entry and two frames, then for both files', () => {
+    expect(arabicFontScript).toContain('addEventListener("load"');
+    expect(arabicFontScript).toContain('l="largest-contentful-paint"');
+    expect(arabicFontScript).toContain('d.fonts.load("1em Readex","\u0627 0")');
+    expect(arabicFontScript).toContain(`setAttribute("${webFontAttribute}","")`);
+    // Valid JavaScript that only registers work (nothing runs before load).
+    expect(() => new Function(arabicFontScript)).not.toThrow();
   });
 });

@@ -3,6 +3,7 @@ import type { KeyStore } from '../crypto/jwt.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { MailDispatcher } from './mail/dispatcher.ts';
+import type { MailTemplates } from './mail/templates.ts';
 import type { SmsSender } from './sms/sender.ts';
 
 /** Everything domain functions and routes depend on, passed explicitly (no module singletons). */
@@ -16,6 +17,8 @@ export type Deps = {
   logger: Logger;
   clock: () => Date;
   mail: MailDispatcher;
+  /** Every message's design in each language, prepared at start-up (core/mail/templates.ts). */
+  mailTemplates: MailTemplates;
   /** Phone MFA codes (core/sms/sender.ts). */
   sms: SmsSender;
 };

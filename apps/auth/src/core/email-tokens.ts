@@ -3,7 +3,8 @@ import type { DbOrTx } from '../db/client.ts';
 import { type OneTimeTokenType, replaceOneTimeToken } from '../db/one-time-tokens.repo.ts';
 import { enqueueMail } from '../db/outbox.repo.ts';
 import type { Deps } from './deps.ts';
-import { type MailKind, renderMail } from './mail/templates.ts';
+import type { MailLocale } from './mail/locale.ts';
+import type { MailKind } from './mail/templates.ts';
 import { createFlowState, type PkceParams } from './pkce.ts';
 
 export const PKCE_LINK_PREFIX = 'pkce_';
@@ -42,7 +43,13 @@ export async function issueEmailToken(
     to: string;
     redirectTo: string;
     pkce?: PkceParams | undefined;
-    /** The address an email change moves to (named in the mail to the current address). */
+    /** The language of the message (core/mail/locale.ts: mailLocaleFor, signupLocale). */
+    locale: MailLocale;
+    /** The user's user_metadata: the templates' `.Data`. */
+    data: unknown;
+    /** The account's current address (`.Email`; defaults to `to`): differs from `to` for an email change's new address. */
+    email?: string | undefined;
+    /** The address an email change moves to (`.NewEmail`). */
     newEmail?: string | undefined;
     /** Mail the 6-digit code only (a reauthentication nonce): no link, whose token stays unusable. */
     codeOnly?: boolean;
@@ -79,11 +86,21 @@ export async function issueEmailToken(
     link.searchParams.set('type', p.linkType ?? verifyType[p.type]);
     link.searchParams.set('redirect_to', p.redirectTo);
   }
-  if (p.deliver !== false) {
-    const kind = p.mailKind ?? mailKind[p.type];
-    const minutes = Math.round(deps.config.MAILER_OTP_EXP / 60);
-    const mail = renderMail(kind, link?.href, code, minutes, { newEmail: p.newEmail });
-    await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail });
-  }
+  const data = p.data !== null && typeof p.data === 'object' ? (p.data as Record<string, unknown>) : {};
+  if (p.deliver === false) return { token, code, link: link?.href };
+  const kind = p.mailKind ?? mailKind[p.type];
+  const mail = deps.mailTemplates.render(kind, p.locale, {
+    ConfirmationURL: link?.href ?? '',
+    Token: code,
+    TokenHash: link ? token : '',
+    SiteURL: deps.config.SITE_URL,
+    RedirectTo: p.redirectTo,
+    Email: p.email ?? p.to,
+    NewEmail: p.newEmail ?? '',
+    // A template can branch on the language (`{{ if eq .Data.locale "ar" }}`) even when it was
+    // taken from the request's page rather than remembered on the user.
+    Data: { ...data, locale: p.locale },
+  });
+  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail });
   return { token, code, link: link?.href };
 }

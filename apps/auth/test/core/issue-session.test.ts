@@ -1,6 +1,8 @@
 // Every way the service hands out a session goes through issueSession() (core/issue-session.ts), and
 // each answer is exactly the documented Session (the shared, strict schema of the OpenAPI document):
 // sign-up with auto-confirm, password, refresh, PKCE exchange, email code, and MFA verification.
+// One server with MAILER_AUTOCONFIRM (sign-up answers a session); the email code and the PKCE link
+// come from recovery mail.
 import { createHash, randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +18,7 @@ const PASSWORD = 'Issue-Session-Pass-7731';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
 });
 afterAll(async () => {
   await t?.close();
@@ -39,12 +41,15 @@ async function asSession(res: Response): Promise<Session> {
 }
 
 describe('issueSession: one answer for every grant and verification', () => {
-  it('email code, password, refresh and MFA verification answer the documented Session', async () => {
+  it('sign-up, email code, password, refresh and MFA verification answer the documented Session', async () => {
     const email = uniqueEmail('issue');
-    expect((await post('/signup', { email, password: PASSWORD })).status).toBe(200);
-    const { code } = await t.inbox.waitFor(email);
+    const signedUp = await asSession(await post('/signup', { email, password: PASSWORD }));
+    expect(signedUp.user.identities).toHaveLength(1);
+    expect(signedUp.user.factors).toBeUndefined();
 
-    const verified = await asSession(await post('/verify', { type: 'signup', email, token: code }));
+    expect((await post('/recover', { email })).status).toBe(200);
+    const { code } = await t.inbox.waitFor(email);
+    const verified = await asSession(await post('/verify', { type: 'recovery', email, token: code }));
     expect(verified.user.email).toBe(email);
     expect(verified.weak_password).toBeUndefined();
 
@@ -82,13 +87,13 @@ describe('issueSession: one answer for every grant and verification', () => {
   it('a PKCE code exchange answers the documented Session', async () => {
     const email = uniqueEmail('issue-pkce');
     const verifier = randomBytes(48).toString('base64url');
-    const signup = await post('/signup', {
+    expect((await post('/signup', { email, password: PASSWORD })).status).toBe(200);
+    const recover = await post('/recover', {
       email,
-      password: PASSWORD,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 's256',
     });
-    expect(signup.status).toBe(200);
+    expect(recover.status).toBe(200);
     const link = (await t.inbox.waitFor(email)).links[0] as string;
     const redirect = await fetch(link, { redirect: 'manual' });
     const authCode = new URL(redirect.headers.get('location') as string).searchParams.get('code');
@@ -96,21 +101,5 @@ describe('issueSession: one answer for every grant and verification', () => {
       await post('/token?grant_type=pkce', { auth_code: authCode, code_verifier: verifier }),
     );
     expect(session.user.email).toBe(email);
-  });
-
-  it('a sign-up with MAILER_AUTOCONFIRM answers the documented Session', async () => {
-    const auto = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
-    try {
-      const email = uniqueEmail('issue-auto');
-      const res = await auto.api('/signup', {
-        method: 'POST',
-        body: JSON.stringify({ email, password: PASSWORD }),
-      });
-      const session = await asSession(res);
-      expect(session.user.identities).toHaveLength(1);
-      expect(session.user.factors).toBeUndefined();
-    } finally {
-      await auto.close();
-    }
   });
 });

@@ -52,11 +52,36 @@ function collectParts(raw: string, out: { text: string; html: string }): void {
   else if (/text\/plain/i.test(type)) out.text ||= decoded;
 }
 
+/** RFC 2047 encoded words (`=?UTF-8?B?…?=`), as nodemailer writes a non-ASCII subject. */
+export function decodeHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?') // whitespace between two encoded words is not part of the text
+    .replace(/=\?([^?]+)\?([BQ])\?([^?]*)\?=/gi, (_, _charset: string, enc: string, text: string) =>
+      enc.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))),
+            'latin1',
+          ).toString('utf8'),
+    );
+}
+
 export function parseMail(raw: string, to: string): ParsedMail {
   const { headers } = splitHeaders(raw);
   const parts = { text: '', html: '' };
   collectParts(raw, parts);
   const links = [...parts.text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0]);
-  const code = parts.text.match(/code: (\d{6})\b/)?.[1];
-  return { to, subject: headers.get('subject') ?? '', text: parts.text, html: parts.html, links, code, raw };
+  // "Enter this code:" / "أدخل هذا الرمز:", then the code (on its own line in the designed mail).
+  const code = parts.text.match(/(?:code|الرمز):\s*(\d{6})\b/)?.[1];
+  return {
+    to,
+    subject: decodeHeader(headers.get('subject') ?? ''),
+    text: parts.text,
+    html: parts.html,
+    links,
+    code,
+    raw,
+  };
 }

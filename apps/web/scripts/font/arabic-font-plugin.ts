@@ -1,16 +1,24 @@
 // Vite plugin: the self-hosted Arabic typeface (Readex Pro variable, OFL-1.1, from
 // @fontsource-variable/readex-pro), cut at build time to the characters the Arabic pages use.
 //
-// `import { arabicFontCss, arabicFontPreloads } from 'virtual:arabic-font'` gives
+// `import { arabicFontCss, arabicFontScript } from 'virtual:arabic-font'` gives
 //  - two woff2 files, emitted as content-hashed /assets/ files (immutable caching): the Arabic
 //    letters + harakat, and the Western digits/Latin the Arabic pages show (the upstream Arabic file
 //    has no digits); the Arabic face also carries the space, so Arabic text never waits for the
 //    Latin file (the faces overlap on U+20 and the later-declared Arabic face wins);
-//  - `font-display: swap` and a metric-matched fallback face ("ReadexFallback": local Noto Sans
-//    Arabic / Arial with size-adjust and ascent/descent overrides measured by measure-fallback.ts),
-//    so the swap neither rewraps lines nor moves them;
-//  - the font-family rule scoped to `html[lang="ar"]`: root.tsx injects this CSS and the preload only
+//  - a metric-matched fallback family ("ReadexFallback": local Noto Sans Arabic / Arial, one face per
+//    weight the design uses, with size-adjust and ascent/descent overrides measured by
+//    measure-fallback.ts), so swapping to Readex neither rewraps lines nor moves them;
+//  - the font-family rules scoped to `html[lang="ar"]`: root.tsx injects this CSS and the script only
 //    into Arabic pages, so English pages never reference (let alone download) the font.
+//
+// Why the web font comes after the first paint (issue #18): the Arabic pages first paint in
+// ReadexFallback and `arabicFontScript` switches them to Readex (html[data-web-font]) once the
+// largest paint is on screen and the files have loaded. A font that is requested during the first
+// render (preloaded, or referenced by the first layout) shares the slow connection with the HTML and,
+// in Lighthouse's simulation, sits on the critical path of FCP and LCP (+~450 ms on /ar/); requested
+// after the LCP it costs neither. The swap is one re-render with already-loaded files (no invisible
+// text) and, with the matched fallback, no layout shift. Without script the pages keep the fallback.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,18 +40,47 @@ const fontsDir = join(require.resolve('@fontsource-variable/readex-pro/package.j
 /** The design uses weights 400–800; the font stops at 700, so 400–700 is all that is kept. */
 const weightAxis = { wght: { min: 400, max: 700 } };
 
-/** Measured by scripts/font/measure-fallback.ts against the real Arabic page text. */
+/**
+ * Measured by scripts/font/measure-fallback.ts against the real Arabic page text, per weight: Readex
+ * is variable (wider as it gets bolder) and the fallbacks have a regular and a bold file, so each
+ * design weight (400, 500, 600 and 700/800) gets its own face.
+ */
 const fallbackMetrics = {
-  arabic: { sizeAdjust: '111.59%', ascent: '89.62%', descent: '22.40%' },
-  latin: { sizeAdjust: '104.27%', ascent: '95.91%', descent: '23.98%' },
+  arabic: {
+    400: { sizeAdjust: '111.57%', ascent: '89.63%', descent: '22.41%' },
+    500: { sizeAdjust: '113.40%', ascent: '88.18%', descent: '22.05%' },
+    600: { sizeAdjust: '104.31%', ascent: '95.87%', descent: '23.97%' },
+    700: { sizeAdjust: '105.97%', ascent: '94.37%', descent: '23.59%' },
+  },
+  latin: {
+    400: { sizeAdjust: '104.27%', ascent: '95.91%', descent: '23.98%' },
+    500: { sizeAdjust: '106.49%', ascent: '93.91%', descent: '23.48%' },
+    600: { sizeAdjust: '104.26%', ascent: '95.91%', descent: '23.98%' },
+    700: { sizeAdjust: '106.39%', ascent: '93.99%', descent: '23.50%' },
+  },
 } as const;
 
+/** The local faces the metrics were measured on: the regular file below 600, the bold one from 600. */
 const fallbackSources = {
-  arabic: 'local("Noto Sans Arabic"),local(NotoSansArabic-Regular)',
-  latin: 'local(Arial),local("Liberation Sans")',
+  arabic: {
+    regular: 'local("Noto Sans Arabic"),local(NotoSansArabic-Regular)',
+    bold: 'local("Noto Sans Arabic Bold"),local(NotoSansArabic-Bold)',
+  },
+  latin: {
+    regular: 'local(Arial),local(ArialMT),local("Liberation Sans"),local(LiberationSans)',
+    bold: 'local("Arial Bold"),local(Arial-BoldMT),local("Liberation Sans Bold"),local(LiberationSans-Bold)',
+  },
 } as const;
 
-const fontStack = 'Readex,ReadexFallback,system-ui,Tahoma,sans-serif';
+/** The weights the design uses, each with its fallback face. */
+const designWeights = [400, 500, 600, 700] as const;
+/** 800 (font-extrabold) is drawn at Readex's heaviest, 700, so the 700 face covers up to 900. */
+const fallbackWeightRange = { 400: '400', 500: '500', 600: '600', 700: '700 900' } as const;
+
+/** Set on <html> by arabicFontScript once Readex has loaded; the family rule below switches on it. */
+export const webFontAttribute = 'data-web-font';
+
+const fallbackStack = 'ReadexFallback,system-ui,Tahoma,sans-serif';
 
 const blockRanges = {
   arabic: 'U+20,U+A0,U+6??,U+200C-200D,U+FB50-FDFF,U+FE70-FEFF',
@@ -77,20 +114,43 @@ export function buildSubsets(): Promise<Subset[]> {
 }
 
 export function fontFaceCss(subsets: Array<Subset & { url: string }>): string {
-  const faces = subsets.flatMap(({ part, range, url }) => {
-    const m = fallbackMetrics[part];
-    return [
-      `@font-face{font-family:Readex;font-weight:400 700;font-display:swap;src:url(${url})format("woff2");unicode-range:${range}}`,
-      `@font-face{font-family:ReadexFallback;src:${fallbackSources[part]};size-adjust:${m.sizeAdjust};ascent-override:${m.ascent};descent-override:${m.descent};line-gap-override:0%;unicode-range:${range}}`,
-    ];
-  });
+  const faces = subsets.flatMap(({ part, range, url }) => [
+    `@font-face{font-family:Readex;font-weight:400 700;font-display:swap;src:url(${url})format("woff2");unicode-range:${range}}`,
+    ...designWeights.map((weight) => {
+      const m = fallbackMetrics[part][weight];
+      const source = fallbackSources[part][weight >= 600 ? 'bold' : 'regular'];
+      return `@font-face{font-family:ReadexFallback;font-weight:${fallbackWeightRange[weight]};src:${source};size-adjust:${m.sizeAdjust};ascent-override:${m.ascent};descent-override:${m.descent};line-gap-override:0%;unicode-range:${range}}`;
+    }),
+  ]);
   return [
     ...faces,
-    `html[lang="ar"] body{font-family:${fontStack}}`,
+    // The first paint uses the fallback only: nothing on the page needs Readex before the script
+    // switches to it, so no font request competes with the HTML or delays the largest paint.
+    `html[lang="ar"] body{font-family:${fallbackStack}}`,
+    `html[lang="ar"][${webFontAttribute}] body{font-family:Readex,${fallbackStack}}`,
     // Letter-spacing pulls joined Arabic letters apart; the Latin design's tracking is dropped here.
     'html[lang="ar"] body *{letter-spacing:normal!important}',
   ].join('');
 }
+
+/**
+ * The inline script (Arabic pages, in <head>) that switches to Readex after the largest paint. It
+ * waits for both
+ *  - `load`: the whole document is parsed, so no later frame adds text (on a loaded phone the hero
+ *    heading can be painted a frame after the navigation), and
+ *  - the first largest-contentful-paint entry: a frame has really been presented (animation frames
+ *    also run before the first paint, while the browser still holds it back), or, where that entry
+ *    type is unknown or never comes (a page opened in a background tab), 3 s;
+ * then lets two more frames go by, so the frame painting what `load` completed is on screen too.
+ * Only then are both Readex files loaded (an Arabic letter and a digit select both faces by
+ * unicode-range), and only once they are in is the attribute set: text is never invisible and the
+ * swap is one re-render. If the files fail to load, the page keeps the matched fallback.
+ */
+export const arabicFontScript =
+  `(()=>{const d=document,r=requestAnimationFrame,l="largest-contentful-paint";Promise.all([` +
+  `new Promise(s=>{setTimeout(s,3e3);PerformanceObserver.supportedEntryTypes?.includes(l)&&new PerformanceObserver((_,o)=>{o.disconnect();s()}).observe({type:l,buffered:!0})}),` +
+  `new Promise(s=>d.readyState==="complete"?s():addEventListener("load",s,{once:!0}))` +
+  `]).then(()=>r(()=>r(()=>setTimeout(()=>d.fonts.load("1em Readex","\u0627 0").then(()=>d.documentElement.setAttribute("${webFontAttribute}",""),()=>{})))))})()`;
 
 export function arabicFontPlugin(): Plugin {
   let serve = false;
@@ -114,11 +174,9 @@ export function arabicFontPlugin(): Plugin {
         this.emitFile({ type: 'asset', fileName: subset.fileName, source: subset.bytes });
         return { ...subset, url: `/${subset.fileName}` };
       });
-      // Only the Arabic file is critical (the LCP heading is Arabic); the Latin file loads on use.
-      const preloads = withUrls.filter((s) => s.part === 'arabic').map((s) => s.url);
       return [
         `export const arabicFontCss = ${JSON.stringify(fontFaceCss(withUrls))};`,
-        `export const arabicFontPreloads = ${JSON.stringify(serve ? [] : preloads)};`,
+        `export const arabicFontScript = ${JSON.stringify(arabicFontScript)};`,
       ].join('\n');
     },
   };

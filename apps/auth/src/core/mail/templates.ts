@@ -1,117 +1,222 @@
-// Plain, dependency-free templates. Every message with a link also carries the 6-digit code, so a
-// user whose mail scanner pre-opens links can still type the code (a reauthentication nonce is a
-// code only).
+// Every message's subject, HTML and plain text, prepared once at start-up:
+//  - the defaults: the react-email design (email-layout.ts) in each language, rendered to HTML and
+//    text with GoTrue's template variables where the values go;
+//  - an operator's GoTrue templates (MAILER_TEMPLATES_*, MAILER_SUBJECTS_*), read from a file or URL.
+// Both become compiled Go-style templates (go-template.ts); sending a message only fills in the
+// values (HTML-escaped as Go's html/template does), so no React render ever runs per request, and a
+// broken operator template stops start-up instead of failing at send time.
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { render, toPlainText } from '@react-email/render';
+import {
+  type Config,
+  ConfigError,
+  MAIL_TEMPLATE_NAMES,
+  type MailTemplateName,
+  repoRoot,
+} from '../../config.ts';
+import { type MailKind, mailCopy } from './copy.ts';
+import { emailElement } from './email-layout.ts';
+import { type CompiledTemplate, compileTemplate, escapeHtmlLikeGo, TemplateError } from './go-template.ts';
+import { MAIL_LOCALES, type MailLocale } from './locale.ts';
 
-export type MailKind =
-  | 'confirmation'
-  | 'recovery'
-  | 'email_change'
-  | 'email_change_current'
-  | 'reauthentication'
-  | 'invite';
+export type { MailKind } from './copy.ts';
+export { MAIL_KINDS } from './copy.ts';
 export type RenderedMail = { subject: string; text: string; html: string };
 
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
-  );
+/** GoTrue's template variables, as a Supabase template uses them. */
+export type MailValues = {
+  /** The link to click (empty for a code-only message). */
+  ConfirmationURL: string;
+  /** The 6-digit code. */
+  Token: string;
+  /** What POST /verify takes as `token_hash` (the link's token; empty for a code-only message). */
+  TokenHash: string;
+  SiteURL: string;
+  RedirectTo: string;
+  /** The account's address (for an email change: the current one). */
+  Email: string;
+  /** An email change's new address. */
+  NewEmail: string;
+  /** The user's user_metadata, with `locale` set to this message's language. */
+  Data: Record<string, unknown>;
+  /** A security notice's count (mfa_verification_failures); not a GoTrue variable. */
+  Failures?: number;
+};
+const FIELDS = [
+  'ConfirmationURL',
+  'Token',
+  'TokenHash',
+  'SiteURL',
+  'RedirectTo',
+  'Email',
+  'NewEmail',
+  'Data',
+];
+const compile = (src: string) => compileTemplate(src, { fields: FIELDS, mapFields: ['Data'] });
+/** The built-in designs may also use the notices' own values. */
+const compileDefault = (src: string) =>
+  compileTemplate(src, { fields: [...FIELDS, 'Failures'], mapFields: ['Data'] });
 
-/** What a message may mention besides its link and code. */
-export type MailContext = { newEmail?: string | undefined };
-
-const copy: Record<
-  MailKind,
-  { subject: string; intro: string | ((ctx: MailContext) => string); action: string }
-> = {
-  confirmation: {
-    subject: 'Confirm your Namaa account',
-    intro: 'Thanks for signing up. Confirm your email address to finish creating your account.',
-    action: 'Confirm my email',
-  },
-  recovery: {
-    subject: 'Reset your Namaa password',
-    intro: 'Someone (hopefully you) asked to reset the password of your account.',
-    action: 'Reset my password',
-  },
-  email_change: {
-    subject: 'Confirm your new email address',
-    intro: 'Confirm this address to make it the new email of your Namaa account.',
-    action: 'Confirm my new email',
-  },
-  // Secure email change: the current address must agree too, and learns of the request either way.
-  email_change_current: {
-    subject: 'Confirm the change of your Namaa email address',
-    intro: (ctx) =>
-      `Someone (hopefully you) asked to change the email address of your Namaa account to ${ctx.newEmail ?? 'a new address'}. ` +
-      'The change happens only after this address and the new one both confirm.',
-    action: 'Confirm the change',
-  },
-  // POST /invite (admin): the account exists; the link confirms the address and signs the person in.
-  invite: {
-    subject: 'You have been invited to Namaa',
-    intro: 'You have been invited to create an account on Namaa. Accept the invitation to sign in.',
-    action: 'Accept the invitation',
-  },
-  // GET /reauthenticate: a code only (the nonce of a password change), no link.
-  reauthentication: {
-    subject: 'Your Namaa confirmation code',
-    intro:
-      'Someone (hopefully you) is changing the password of your Namaa account and must confirm it is you.',
-    action: 'Confirm',
-  },
+/**
+ * GoTrue's setting suffix for each kind; both halves of an email change use EMAIL_CHANGE, as in
+ * GoTrue. Security notices have none (GoTrue has no such notice): they keep the design.
+ */
+export const TEMPLATE_SETTING: Record<MailKind, MailTemplateName | undefined> = {
+  confirmation: 'CONFIRMATION',
+  recovery: 'RECOVERY',
+  email_change: 'EMAIL_CHANGE',
+  email_change_current: 'EMAIL_CHANGE',
+  reauthentication: 'REAUTHENTICATION',
+  magic_link: 'MAGIC_LINK',
+  invite: 'INVITE',
+  mfa_verification_failures: undefined,
 };
 
-export function renderMail(
+type Prepared = { subject: CompiledTemplate; html: CompiledTemplate; text: CompiledTemplate | 'from-html' };
+
+export type MailTemplates = {
+  render(kind: MailKind, locale: MailLocale, values: MailValues): RenderedMail;
+};
+
+// html-to-text's defaults upper-case headings, which would also upper-case a variable inside one.
+const textOptions = {
+  selectors: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
+    selector,
+    options: { uppercase: false },
+  })),
+};
+
+/** Blank lines at most one at a time, no trailing spaces: html-to-text leaves some around skipped parts. */
+const tidyText = (s: string) =>
+  s
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+// The designed text part writes the link out itself (and skips the button), so hrefs are not repeated.
+const defaultTextOptions = {
+  selectors: [...textOptions.selectors, { selector: 'a', options: { ignoreHref: true } }],
+};
+
+type TemplateSources = { subject: string; html: string; text: string };
+/** Per process: a test run starts many servers, each would otherwise render the same design again. */
+const sourceCache = new Map<string, Promise<TemplateSources>>();
+
+/** The default design of one kind in one language, as template sources (HTML and text). */
+export function defaultTemplateSources(
   kind: MailKind,
-  link: string | undefined,
-  code: string,
-  expiresMinutes: number,
-  ctx: MailContext = {},
-): RenderedMail {
-  const c = copy[kind];
-  const intro = typeof c.intro === 'function' ? c.intro(ctx) : c.intro;
-  const expiry = link
-    ? `The link and the code expire in ${expiresMinutes} minutes and work once.`
-    : `The code expires in ${expiresMinutes} minutes and works once.`;
-  const codeLine = link ? 'Or enter this code' : 'Enter this code';
-  const text = [
-    intro,
-    '',
-    ...(link ? [`${c.action}: ${link}`, ''] : []),
-    `${codeLine}: ${code}`,
-    '',
-    expiry,
-    'If you did not ask for this, ignore this email.',
-  ].join('\n');
-  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
-<p>${escapeHtml(intro)}</p>
-${link ? `<p><a href="${escapeHtml(link)}">${escapeHtml(c.action)}</a></p>\n` : ''}<p>${codeLine}: <strong>${code}</strong></p>
-<p>${expiry} If you did not ask for this, ignore this email.</p>
-</body></html>`;
-  return { subject: c.subject, text, html };
+  locale: MailLocale,
+  minutes: number,
+): Promise<TemplateSources> {
+  const key = `${kind}:${locale}:${minutes}`;
+  let sources = sourceCache.get(key);
+  if (!sources) {
+    const copy = mailCopy[locale];
+    const element = emailElement({ locale, copy, kind: copy.kinds[kind], minutes });
+    sources = Promise.all([
+      render(element),
+      render(element, { plainText: true, htmlToTextOptions: defaultTextOptions }),
+    ]).then(([html, text]) => ({ subject: copy.kinds[kind].subject, html, text: tidyText(text) }));
+    sourceCache.set(key, sources);
+  }
+  return sources;
 }
 
-/** Security notices: mail that tells the owner something happened, with no link or code in it. */
-export type NoticeKind = 'mfa_verification_failures';
+/** Reads an operator's template as GoTrue takes it: an http(s) URL, or here also a file path. */
+async function readTemplateSource(setting: string, where: string): Promise<string> {
+  try {
+    if (/^https?:\/\//i.test(where)) {
+      const res = await fetch(where, { signal: AbortSignal.timeout(10_000), redirect: 'follow' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return await res.text();
+    }
+    const path = where.startsWith('file://')
+      ? new URL(where)
+      : isAbsolute(where)
+        ? where
+        : resolve(repoRoot, where);
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${setting}: cannot read ${where} (${(err as Error).message})`,
+    );
+  }
+}
 
-export function renderNotice(kind: NoticeKind, ctx: { failures: number }): RenderedMail {
-  const notices: Record<NoticeKind, { subject: string; lines: string[] }> = {
-    mfa_verification_failures: {
-      subject: 'Failed sign-in attempts on your Namaa account',
-      lines: [
-        `Someone entered a wrong two-factor code for your Namaa account ${ctx.failures} times in a row.`,
-        'Your second factor stopped them, and further attempts are now slowed down.',
-        'A two-factor code is asked for only after the right password: if this was not you, change your password now.',
-      ],
-    },
-  };
-  const n = notices[kind];
+function compileSetting(setting: string, src: string): CompiledTemplate {
+  try {
+    return compile(src);
+  } catch (err) {
+    if (err instanceof TemplateError)
+      throw new ConfigError(`Invalid configuration:\n  ${setting}: broken template: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Prepares every kind in every language. Throws ConfigError naming the setting when an operator's
+ * template cannot be read or parsed, or uses a variable GoTrue does not have.
+ */
+export async function createMailTemplates(config: Config): Promise<MailTemplates> {
+  const minutes = Math.max(1, Math.round(config.MAILER_OTP_EXP / 60));
+  const overrides = new Map<
+    MailTemplateName,
+    { html: CompiledTemplate; text: CompiledTemplate | 'from-html' }
+  >();
+  for (const name of MAIL_TEMPLATE_NAMES) {
+    const where = config.mailer.templates[name];
+    if (!where) continue;
+    const setting = `MAILER_TEMPLATES_${name}`;
+    const src = await readTemplateSource(setting, where);
+    const html = compileSetting(setting, src);
+    // The text part is the template's own text, taken out of its HTML once here. When an action
+    // sat inside an attribute and the text alone no longer parses (an `if` opened in a tag and
+    // closed outside it), each message's text is taken from its rendered HTML instead.
+    let text: CompiledTemplate | 'from-html';
+    try {
+      text = compile(tidyText(toPlainText(src, textOptions)));
+    } catch {
+      text = 'from-html';
+    }
+    overrides.set(name, { html, text });
+  }
+  const subjects = new Map<MailTemplateName, CompiledTemplate>();
+  for (const name of MAIL_TEMPLATE_NAMES) {
+    const subject = config.mailer.subjects[name];
+    if (subject) subjects.set(name, compileSetting(`MAILER_SUBJECTS_${name}`, subject));
+  }
+
+  const prepared = new Map<string, Prepared>();
+  await Promise.all(
+    MAIL_LOCALES.flatMap((locale) =>
+      (Object.keys(TEMPLATE_SETTING) as MailKind[]).map(async (kind) => {
+        const name = TEMPLATE_SETTING[kind];
+        const defaults = await defaultTemplateSources(kind, locale, minutes);
+        const override = name ? overrides.get(name) : undefined;
+        prepared.set(`${kind}:${locale}`, {
+          subject: (name ? subjects.get(name) : undefined) ?? compileDefault(defaults.subject),
+          html: override?.html ?? compileDefault(defaults.html),
+          text: override?.text ?? compileDefault(defaults.text),
+        });
+      }),
+    ),
+  );
+
   return {
-    subject: n.subject,
-    text: n.lines.join('\n\n'),
-    html: `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
-${n.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-</body></html>`,
+    render(kind, locale, values) {
+      const p = prepared.get(`${kind}:${locale}`);
+      if (!p) throw new Error(`no mail template for ${kind}/${locale}`);
+      const v = values as unknown as Record<string, unknown>;
+      const html = p.html.execute(v, escapeHtmlLikeGo);
+      const text =
+        p.text === 'from-html' ? tidyText(toPlainText(html, textOptions)) : p.text.execute(v, (s) => s);
+      // A subject is one header line: no line breaks, whatever the metadata holds.
+      const subject = p.subject
+        .execute(v, (s) => s)
+        .replace(/\s+/g, ' ')
+        .trim();
+      return { subject, text, html };
+    },
   };
 }

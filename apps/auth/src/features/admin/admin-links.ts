@@ -6,6 +6,7 @@ import type { Deps } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { User } from '../../core/http/response-schemas.ts';
+import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import { emailQuota } from '../../core/rate-limit.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
@@ -186,6 +187,9 @@ export async function generateLink(
         type: tokenType,
         to,
         redirectTo: input.redirectTo,
+        // Nothing is mailed; the values only fill a message, which is never rendered here.
+        locale: 'en',
+        data: user.userMetadata,
         linkType: verificationType,
         deliver: false,
       });
@@ -231,6 +235,8 @@ export async function inviteUser(
         type: 'confirmation',
         to: email,
         redirectTo: input.redirectTo,
+        locale: mailLocaleFor(input.redirectTo, deps.config.SITE_URL, invitee.userMetadata),
+        data: invitee.userMetadata,
         linkType: 'invite',
         mailKind: 'invite',
       });

@@ -24,6 +24,7 @@ import { type Config, ConfigError, loadConfig, loadDotEnv } from '../../config.t
 import type { Deps } from '../../core/deps.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { createMailDispatcher } from '../../core/mail/dispatcher.ts';
+import { createMailTemplates } from '../../core/mail/templates.ts';
 import { devMailboxTransport, smtpTransport } from '../../core/mail/transport.ts';
 import { resolveRedirect } from '../../core/redirect.ts';
 import { noSms } from '../../core/sms/sender.ts';
@@ -289,6 +290,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       logger,
       clock,
       mail,
+      mailTemplates: await createMailTemplates(config),
       // The CLI sends no SMS.
       sms: noSms,
     };

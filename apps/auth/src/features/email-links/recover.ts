@@ -1,6 +1,7 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { mailLocaleFor } from '../../core/mail/locale.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -24,7 +25,15 @@ export async function requestRecovery(
   const now = deps.clock();
   await deps.db.transaction(async (tx) => {
     await updateUser(tx, user.id, { recoverySentAt: now, updatedAt: now });
-    await issueEmailToken(deps, tx, { userId: user.id, type: 'recovery', to: email, redirectTo, pkce });
+    await issueEmailToken(deps, tx, {
+      userId: user.id,
+      type: 'recovery',
+      to: email,
+      redirectTo,
+      pkce,
+      locale: mailLocaleFor(redirectTo, deps.config.SITE_URL, user.userMetadata),
+      data: user.userMetadata,
+    });
     await audit(tx, 'user_recovery_requested', user.id, meta.ip, {});
   });
   deps.mail.kick();
@@ -55,7 +64,15 @@ export async function resend(
     if (!user || user.emailConfirmedAt) return;
     await deps.db.transaction(async (tx) => {
       await updateUser(tx, user.id, { confirmationSentAt: now, updatedAt: now });
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo, pkce });
+      await issueEmailToken(deps, tx, {
+        userId: user.id,
+        type: 'confirmation',
+        to: email,
+        redirectTo,
+        pkce,
+        locale: mailLocaleFor(redirectTo, deps.config.SITE_URL, user.userMetadata),
+        data: user.userMetadata,
+      });
     });
   } else {
     // The pending new address (what the user typed in updateUser), or the current address of a user

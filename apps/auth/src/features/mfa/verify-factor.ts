@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
-import { renderNotice } from '../../core/mail/templates.ts';
+import { renderSecurityNotice } from '../../core/mail/notices.ts';
 import {
   clearBackoff,
   enforceRateLimits,
@@ -72,7 +72,7 @@ async function recordFailure(
       ...(streak !== undefined ? { failures: streak } : {}),
     });
     if (notify) {
-      const mail = renderNotice('mfa_verification_failures', { failures: streak });
+      const mail = renderSecurityNotice(deps, user, 'mfa_verification_failures', { Failures: streak });
       await enqueueMail(tx, {
         userId: user.id,
         kind: 'mfa_verification_failures',

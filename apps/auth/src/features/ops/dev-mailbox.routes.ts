@@ -13,6 +13,36 @@ const esc = (s: string) =>
     (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
   );
 
+/** The language a message was written in, read from its <html lang>. */
+const languageOf = (html: string) => /<html[^>]*\slang="([a-z-]+)"/i.exec(html)?.[1] ?? '';
+
+/**
+ * One message as its recipient sees it: the HTML in a sandboxed frame (srcdoc, so it needs no URL
+ * of its own and inherits this page's CSP: inline styles only, no scripts, no remote loads, which
+ * is also how a careful mail client shows it), and the plain-text part below it.
+ * The sandbox has no allow-scripts and no allow-same-origin; popups may leave it, so the message's
+ * links (target=_blank) open in a new tab as they would from a webmail.
+ */
+function messagePage(m: {
+  toAddress: string;
+  subject: string;
+  html: string;
+  text: string;
+  status: string;
+}): string {
+  const lang = languageOf(m.html);
+  return (
+    `<!doctype html><meta charset="utf-8"><title>${esc(m.subject)}</title>` +
+    '<style>body{font-family:system-ui;margin:1.5rem;max-width:60rem}iframe{width:100%;height:44rem;border:1px solid #ccc;border-radius:6px;background:#fff}pre{white-space:pre-wrap;font-family:system-ui,sans-serif;background:#f6f6f6;padding:1rem;border-radius:6px}</style>' +
+    '<p><a href="../mailbox">← mailbox</a></p>' +
+    `<p><b>To:</b> ${esc(m.toAddress)}<br><b>Subject:</b> <span dir="auto">${esc(m.subject)}</span><br><b>Language:</b> ${esc(lang || 'unknown')} · <b>Status:</b> ${esc(m.status)}</p>` +
+    (m.html
+      ? `<h2>HTML</h2><iframe title="The message as its recipient sees it" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${esc(m.html)}"></iframe>`
+      : '') +
+    `<h2>Text</h2><pre dir="auto">${esc(m.text)}</pre>`
+  );
+}
+
 /**
  * What the mailbox may show: only messages that were delivered TO it. With SMTP_URL set, mail went
  * to real inboxes, and its links and codes must not be readable by anyone who can reach the API;
@@ -79,10 +109,7 @@ export function devMailboxEndpoints(deps: Deps): Endpoint[] {
         const id = param('id');
         const m = /^[0-9a-f-]{36}$/i.test(id) ? await getMail(deps.db, id, kinds) : undefined;
         if (!m) throw new AuthError('not_found');
-        return c.html(
-          `<!doctype html><meta charset="utf-8"><title>${esc(m.subject)}</title><p><a href="../mailbox">← mailbox</a></p>` +
-            `<p><b>To:</b> ${esc(m.toAddress)}<br><b>Subject:</b> ${esc(m.subject)}</p><hr>${m.html}`,
-        );
+        return c.html(messagePage(m));
       },
     }),
     defineEndpoint({
@@ -97,13 +124,13 @@ export function devMailboxEndpoints(deps: Deps): Endpoint[] {
         const items = rows
           .map(
             (m) =>
-              `<tr><td>${esc(m.createdAt.toISOString())}</td><td>${esc(m.toAddress)}</td><td><a href="mailbox/${m.id}">${esc(m.subject)}</a></td><td>${esc(m.status)}</td></tr>`,
+              `<tr><td>${esc(m.createdAt.toISOString())}</td><td>${esc(m.toAddress)}</td><td dir="auto"><a href="mailbox/${m.id}">${esc(m.subject)}</a></td><td>${esc(languageOf(m.html))}</td><td>${esc(m.status)}</td></tr>`,
           )
           .join('');
         return c.html(
           `<!doctype html><meta charset="utf-8"><title>Development mailbox</title><style>body{font-family:system-ui;margin:2rem}td,th{padding:.3rem .6rem;text-align:start}</style>` +
             `<h1>Development mailbox</h1><p>${kinds === 'all' ? 'Mail is not delivered while SMTP_URL is unset; it is kept here.' : 'Development SMS only: mail goes out through SMTP_URL and is not shown here.'}</p>` +
-            `<table><tr><th>Time</th><th>To</th><th>Subject</th><th>Status</th></tr>${items || '<tr><td colspan=4>No mail yet.</td></tr>'}</table>`,
+            `<table><tr><th>Time</th><th>To</th><th>Subject</th><th>Language</th><th>Status</th></tr>${items || '<tr><td colspan=5>No mail yet.</td></tr>'}</table>`,
         );
       },
     }),

@@ -3,7 +3,9 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { Session, User } from '../../core/http/response-schemas.ts';
+import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
@@ -33,7 +35,13 @@ export async function signUp(
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
   assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), { email: input.email });
   const email = parseEmail(input.email);
-  const data = input.data ?? {};
+  // The language of the confirmation mail, remembered in user_metadata.locale for later mail.
+  const { locale, metadata: data } = signupLocale(
+    input.data ?? {},
+    redirectTo,
+    deps.config.SITE_URL,
+    MAX_METADATA_BYTES,
+  );
 
   await enforceOtpIpLimit(deps, meta.ip);
   const autoconfirm = deps.config.MAILER_AUTOCONFIRM;
@@ -68,6 +76,8 @@ export async function signUp(
           to: email,
           redirectTo,
           pkce: input.pkce,
+          locale,
+          data,
         });
         return { user, identity, session: undefined };
       }
@@ -132,7 +142,15 @@ async function repeatedSignup(
         updatedAt: now,
       });
       // The fresh link follows the flow of this request (PKCE: ?code= for this client's verifier).
-      await issueEmailToken(deps, tx, { userId: user.id, type: 'confirmation', to: email, redirectTo, pkce });
+      await issueEmailToken(deps, tx, {
+        userId: user.id,
+        type: 'confirmation',
+        to: email,
+        redirectTo,
+        pkce,
+        locale: mailLocaleFor(redirectTo, deps.config.SITE_URL, data),
+        data,
+      });
       await audit(tx, 'user_confirmation_requested', user.id, meta.ip, {});
       return updated;
     });

@@ -1,5 +1,6 @@
 import type { Deps } from '../../core/deps.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { mailLocaleFor } from '../../core/mail/locale.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota } from '../../core/rate-limit.ts';
 import type { DbOrTx } from '../../db/client.ts';
@@ -63,12 +64,16 @@ export async function mailEmailChange(
     emailChangeConfirmStatus: both ? 0 : 1,
     updatedAt: now,
   });
+  // Both halves in one language: the page that asked, else the user's remembered one.
+  const locale = mailLocaleFor(redirectTo, deps.config.SITE_URL, user.userMetadata);
+  const mail = { locale, data: user.userMetadata, email: user.email ?? undefined, newEmail };
   await issueEmailToken(deps, tx, {
     userId: user.id,
     type: 'email_change_new',
     to: newEmail,
     redirectTo,
     pkce,
+    ...mail,
   });
   if (both && user.email)
     await issueEmailToken(deps, tx, {
@@ -77,7 +82,7 @@ export async function mailEmailChange(
       to: user.email,
       redirectTo,
       pkce,
-      newEmail,
+      ...mail,
     });
   else await deleteUserTokens(tx, user.id, ['email_change_current']);
   return row;

@@ -1,5 +1,6 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { issueEmailToken, otpHash } from '../../core/email-tokens.ts';
+import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { codeAttemptLimit, emailQuota, enforceOtpIpLimit, enforceRateLimits } from '../../core/rate-limit.ts';
 import type { DbOrTx } from '../../db/client.ts';
 import { consumeByOtp } from '../../db/one-time-tokens.repo.ts';
@@ -25,6 +26,9 @@ export async function requestReauthentication(deps: Deps, user: UserRow, meta: R
       to: email,
       redirectTo: deps.config.SITE_URL,
       codeOnly: true,
+      // No page to go by (GET, no redirect_to): the language remembered on the user.
+      locale: mailLocaleFor(undefined, deps.config.SITE_URL, user.userMetadata),
+      data: user.userMetadata,
     });
   });
   deps.mail.kick();

@@ -134,4 +134,21 @@ describe('guards, for every declared endpoint', () => {
     const post = await fetch(`${t.url}/auth/v1/.well-known/jwks.json`, { method: 'POST' });
     expect((await post.json()).error_code).toBe('no_api_key');
   });
+
+  it("a declared path asked with another method: 404 behind its endpoints' strictest guards", async () => {
+    const cases: Array<[method: string, path: string, keyed: boolean, code: string]> = [
+      ['POST', '/health', false, 'no_api_key'],
+      ['PUT', '/verify', false, 'no_api_key'],
+      ['DELETE', '/user', false, 'no_api_key'],
+      ['DELETE', '/user', true, 'no_authorization'],
+      ['GET', '/logout', true, 'no_authorization'],
+      ['GET', '/factors/00000000-0000-4000-8000-000000000000', true, 'no_authorization'],
+      ['PUT', '/signup', true, 'not_found'],
+      ['POST', '/health', true, 'not_found'],
+    ];
+    for (const [method, path, keyed, code] of cases) {
+      const res = keyed ? await t.api(path, { method }) : await fetch(`${t.url}/auth/v1${path}`, { method });
+      expect((await res.json()).error_code, `${method} ${path}${keyed ? ' (keyed)' : ''}`).toBe(code);
+    }
+  });
 });

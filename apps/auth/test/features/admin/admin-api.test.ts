@@ -369,7 +369,9 @@ describe('POST /admin/generate_link', () => {
     expect(link.pathname).toBe('/auth/v1/verify');
     expect(link.searchParams.get('type')).toBe('signup');
     // No mail was written (let alone sent): the operator delivers the link.
-    expect(await t.server.deps.db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, email))).toEqual([]);
+    expect(await t.server.deps.db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, email))).toEqual(
+      [],
+    );
     const res = await fetch(link, { redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toMatch(new RegExp(`^${t.url}/welcome#access_token=`));

@@ -132,11 +132,20 @@ describe('per-factor back-off of MFA verification', () => {
   it('parallel guesses get no more than the free attempts', async () => {
     const u = await mfaUser();
     const ch = await call(u.aal1, 'POST', `/factors/${u.factorId}/challenge`, {});
+    const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: 10 }, () => wrong(u.aal1, u.factorId, ch.body.id, u.secret)),
     );
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([422, 422, ...Array(8).fill(429)]);
+    const elapsedSec = (performance.now() - started) / 1000;
+    // Exactly the 2 free attempts on any machine that answers the ten within a second. A loaded CI
+    // machine may take longer, and then a back-off wait (1, 2, 4 … s after the last failure) can
+    // honestly end mid-burst and admit one more guess per wait; a reservation race would let far
+    // more through, which is what this test is for.
+    const waitsOver = [1, 3, 7, 15].filter((s) => s <= elapsedSec).length;
+    const failed = results.filter((r) => r.status === 422).length;
+    expect(failed).toBeGreaterThanOrEqual(2);
+    expect(failed).toBeLessThanOrEqual(2 + waitsOver);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(10 - failed);
     await t.inbox.waitFor(u.email, (m) => m.subject === NOTICE);
     expect(notices(u.email)).toHaveLength(1);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, count, desc, eq, ilike, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
 import { identities, mfaFactors, oneTimeTokens, sessions, users } from './schema.ts';
 
@@ -40,6 +40,24 @@ export async function loadUserRelations(
     db.select().from(mfaFactors).where(eq(mfaFactors.userId, userId)),
   ]);
   return { identities: ids, factors };
+}
+
+/** The identities and factors of many users in two statements (a page of the admin user list). */
+export async function loadRelationsOfUsers(
+  db: DbOrTx,
+  userIds: string[],
+): Promise<Map<string, { identities: IdentityRow[]; factors: FactorRow[] }>> {
+  const out = new Map(
+    userIds.map((id) => [id, { identities: [] as IdentityRow[], factors: [] as FactorRow[] }]),
+  );
+  if (userIds.length === 0) return out;
+  const [ids, factors] = await Promise.all([
+    db.select().from(identities).where(inArray(identities.userId, userIds)),
+    db.select().from(mfaFactors).where(inArray(mfaFactors.userId, userIds)),
+  ]);
+  for (const i of ids) out.get(i.userId)?.identities.push(i);
+  for (const f of factors) out.get(f.userId)?.factors.push(f);
+  return out;
 }
 
 /** Inserts the user and its email identity. A duplicate email raises a unique violation (23505). */

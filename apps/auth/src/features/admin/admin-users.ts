@@ -18,6 +18,7 @@ import {
   findUserByPhone,
   insertUser,
   listUsersPage,
+  loadRelationsOfUsers,
   loadUserRelations,
   lockUserById,
   setIdentityAddress,
@@ -121,7 +122,15 @@ export async function listUsers(
     limit: p.perPage,
     emailContains: p.emailContains,
   });
-  const users = await Promise.all(rows.map((u) => adminUserJson(deps.db, u)));
+  // Two statements for the whole page's identities and factors, not two per user.
+  const relations = await loadRelationsOfUsers(
+    deps.db,
+    rows.map((u) => u.id),
+  );
+  const users = rows.map((u) => {
+    const r = relations.get(u.id);
+    return userJson(u, r?.identities ?? [], r?.factors ?? []);
+  });
   return { users, total, lastPage: Math.ceil(total / p.perPage) };
 }
 

@@ -248,10 +248,9 @@ export async function updateUserById(
         patch.phone = phone;
         changed.push('phone');
       }
+      // As in GoTrue, `true` confirms and `false` changes nothing (it never unconfirms an address).
       if (a.emailConfirm === true && !user.emailConfirmedAt) patch.emailConfirmedAt = now;
-      if (a.emailConfirm === false) patch.emailConfirmedAt = null;
       if (a.phoneConfirm === true && !user.phoneConfirmedAt) patch.phoneConfirmedAt = now;
-      if (a.phoneConfirm === false) patch.phoneConfirmedAt = null;
       if (passwordHash !== undefined) {
         patch.encryptedPassword = passwordHash;
         changed.push('password');

@@ -137,6 +137,10 @@ describe('POST /admin/users', () => {
     expect((await signIn(email)).error?.code).toBe('email_not_confirmed');
     await admin.updateUserById(data.user!.id, { email_confirm: true });
     expect((await signIn(email)).error).toBeNull();
+    // `email_confirm: false` never unconfirms (GoTrue: only `true` does anything).
+    const again = await admin.updateUserById(data.user!.id, { email_confirm: false });
+    expect(again.data.user?.email_confirmed_at).toBeDefined();
+    expect((await signIn(email)).error).toBeNull();
   });
 
   it('imports bcrypt and argon2 hashes that then verify at sign-in', async () => {

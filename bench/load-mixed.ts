@@ -46,6 +46,7 @@ async function startInstance(databaseUrl: string): Promise<Instance> {
       HOST: '127.0.0.1',
       SITE_URL: `http://127.0.0.1:${port}`,
       SMTP_URL: 'smtp://127.0.0.1:9', // never used: auto-confirm sends no mail
+      MAIL_FROM: 'no-reply@namaa.example',
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
       MAILER_AUTOCONFIRM: 'true',

@@ -7,6 +7,13 @@ import { join } from 'node:path';
 import { launchBrowser } from '../e2e/support/browser.ts';
 import { startProduct } from '../e2e/support/product.ts';
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(
+    'Usage: node scripts/screenshots.mjs\n\nWrites screenshots/<page>-<width>.png of both editions (375 and 1280 px) with Chromium.',
+  );
+  process.exit(0);
+}
+
 const pages = [
   ['home', '/'],
   ['auth', '/auth'],

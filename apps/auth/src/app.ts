@@ -6,7 +6,7 @@ import type { AppEnv } from './core/http/context.ts';
 import { type Endpoint, honoPath, mountEndpoint } from './core/http/define-endpoint.ts';
 import { type Access, guardChains } from './core/http/guards.ts';
 import { requestContext } from './core/http/middleware.ts';
-import { securityHeaders } from './core/http/security-headers.ts';
+import { hstsHeader, securityHeaders } from './core/http/security-headers.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
@@ -83,13 +83,14 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
 export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>();
   // First, so it also decorates CORS preflights and error answers.
-  api.use('*', securityHeaders({ hsts: () => deps.config.SITE_URL.startsWith('https://') }));
+  api.use('*', securityHeaders({ hsts: () => hstsHeader(deps.config) }));
   api.use(
     '*',
     cors({
-      // Any origin may call the API: credentials are bearer tokens, never cookies. CORS answers every
-      // preflight (OPTIONS) itself, before any guard.
-      origin: '*',
+      // By default any origin may call the API: credentials are bearer tokens, never cookies.
+      // CORS_ALLOWED_ORIGINS narrows it to a list (others get no Access-Control-Allow-Origin; the
+      // answer then varies by Origin). CORS answers every preflight (OPTIONS) itself, before any guard.
+      origin: deps.config.CORS_ALLOWED_ORIGINS.includes('*') ? '*' : deps.config.CORS_ALLOWED_ORIGINS,
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       // Only headers some route sends: the admin API adds X-Total-Count and Link when it lists users.
       // X-Total-Count and Link: the admin user list's paging (GoTrue exposes both).

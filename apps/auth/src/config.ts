@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -57,7 +58,8 @@ export const envSchema = z.object({
   PORT: int(0, 65535).default(3000).meta({ description: 'listen port', contract: true }),
   HOST: z.string().default('0.0.0.0').meta({ description: 'listen address' }),
   SITE_URL: optionalString.meta({
-    description: 'public origin of the site, used in email links and as the default redirect',
+    description:
+      'public origin of the site, used in email links and as the default redirect (required in production)',
     contract: true,
     unsetMeans: '`http://localhost:$PORT`',
   }),
@@ -79,11 +81,15 @@ export const envSchema = z.object({
     contract: true,
   }),
   SMTP_URL: optionalString.meta({
-    description: '`smtp://user:pass@host:port` or `smtps://…` for outgoing mail',
+    description:
+      '`smtp://user:pass@host:port` or `smtps://…` for outgoing mail (another scheme is refused at start-up)',
     contract: true,
     unsetMeans: 'unset: development mailbox',
   }),
-  MAIL_FROM: z.string().default('no-reply@localhost').meta({ description: 'sender address', contract: true }),
+  MAIL_FROM: z
+    .string()
+    .default('no-reply@localhost')
+    .meta({ description: 'sender address (refused at `localhost` in production)', contract: true }),
   ANON_KEY: z
     .string()
     .min(1)
@@ -140,9 +146,26 @@ export const envSchema = z.object({
   }),
   TRUST_PROXY: z.string().default('').meta({
     description:
-      'comma-separated IPs or CIDR ranges whose `X-Forwarded-For` is trusted when keying rate limits',
+      'comma-separated IPs or CIDR ranges (or `*`) whose `X-Forwarded-For` is trusted when keying rate limits; checked at start-up, names refused (not resolved)',
     contract: true,
     unsetMeans: 'unset: trust none',
+  }),
+  // Strict-Transport-Security, sent only when SITE_URL is https (never over plain http, where it is
+  // ignored and a local set-up would be pinned by mistake). 0 sends no header.
+  HSTS_MAX_AGE: int(0, 10 * 365 * 86400)
+    .default(63072000)
+    .meta({
+      description:
+        '`Strict-Transport-Security` max-age in seconds on the API and the site, sent only when `SITE_URL` is https; `0` sends none',
+    }),
+  HSTS_INCLUDE_SUBDOMAINS: bool
+    .default(true)
+    .meta({ description: 'add `includeSubDomains` to `Strict-Transport-Security`' }),
+  // Browser origins allowed to call the API (CORS): `*` (any; credentials are bearer tokens, never
+  // cookies, so this exposes nothing) or a comma-separated list of origins.
+  CORS_ALLOWED_ORIGINS: z.string().default('*').meta({
+    description:
+      'browser origins allowed to call the API: `*` or a comma-separated list of origins (`https://app.example`); others get no `Access-Control-Allow-Origin`',
   }),
   SUPABASE_URL: optionalString.meta({
     description: 'auth origin the site should use, e.g. a hosted Supabase project',
@@ -338,6 +361,8 @@ export const envSchema = z.object({
 export type Config = {
   nodeEnv: string;
   production: boolean;
+  /** Start-up warnings (one line each) for settings that work but are probably a mistake; main logs them. */
+  warnings: string[];
   PORT: number;
   HOST: string;
   SITE_URL: string;
@@ -363,6 +388,10 @@ export type Config = {
   PASSWORD_REJECT_COMMON: boolean;
   EMAIL_RESPONSE_FLOOR_MS: number;
   TRUST_PROXY: string[];
+  HSTS_MAX_AGE: number;
+  HSTS_INCLUDE_SUBDOMAINS: boolean;
+  /** ['*'] or exact origins (`https://app.example`, no path). */
+  CORS_ALLOWED_ORIGINS: string[];
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
@@ -431,6 +460,40 @@ function isLoopbackHost(hostname: string): boolean {
   return ['localhost', '127.0.0.1', '[::1]', '::1'].includes(hostname) || hostname.endsWith('.localhost');
 }
 
+/**
+ * Why a TRUST_PROXY entry is refused, or undefined when it is `*`, an address or a CIDR range. Names
+ * (`nginx`) are refused rather than resolved: resolved once at start-up, a proxy's address could
+ * change under a running service (a restarted container) and every visitor would silently share the
+ * proxy's rate-limit bucket, the very failure this setting exists to prevent.
+ */
+export function trustProxyProblem(entry: string): string | undefined {
+  if (entry === '*') return undefined;
+  const [addr = '', bits, extra] = entry.split('/');
+  const family = isIP(addr);
+  if (family === 0) {
+    if (bits === undefined && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(addr) && /[a-z]/i.test(addr))
+      return `TRUST_PROXY: "${entry}" is a name, and names are not resolved (the proxy's address could change after start-up): list its IP address or its network's CIDR range (e.g. 172.16.0.0/12)`;
+    return `TRUST_PROXY: "${entry}" is not an IP address or a CIDR range`;
+  }
+  if (bits === undefined) return undefined;
+  const max = family === 4 ? 32 : 128;
+  if (extra !== undefined || !/^\d{1,3}$/.test(bits) || Number(bits) > max)
+    return `TRUST_PROXY: "${entry}" has an invalid prefix length (0 to ${max} for IPv${family})`;
+  return undefined;
+}
+
+/** One problem: one line (what `journalctl` or `docker logs` shows first); several: one line each. */
+function problemList(header: string, problems: string[]): string {
+  if (problems.length === 1) return `${header}: ${problems[0]}`;
+  return `${header}:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+}
+
+/** The host part of an email address (MAIL_FROM may be `Name <a@b>`). */
+function mailDomain(address: string): string {
+  const at = address.replace(/>\s*$/, '').split('@');
+  return (at[at.length - 1] ?? '').trim().toLowerCase();
+}
+
 /** Reads `.env` from the repository root into process.env (real environment variables win). */
 export function loadDotEnv(path = join(repoRoot, '.env')): void {
   if (existsSync(path) && typeof process.loadEnvFile === 'function') process.loadEnvFile(path);
@@ -443,8 +506,12 @@ export function loadDotEnv(path = join(repoRoot, '.env')): void {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(
+      problemList(
+        'Invalid configuration',
+        parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      ),
+    );
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
@@ -454,20 +521,81 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteUrl = new URL(siteUrlRaw);
     if (siteUrl.protocol !== 'http:' && siteUrl.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw new ConfigError(`Invalid configuration:\n  SITE_URL: must be an http(s) URL, got "${siteUrlRaw}"`);
+    throw new ConfigError(`Invalid configuration: SITE_URL: must be an http(s) URL, got "${siteUrlRaw}"`);
   }
   if (e.SUPABASE_URL !== undefined) {
     try {
       new URL(e.SUPABASE_URL);
     } catch {
-      throw new ConfigError('Invalid configuration:\n  SUPABASE_URL: must be a URL');
+      throw new ConfigError('Invalid configuration: SUPABASE_URL: must be a URL');
     }
   }
 
+  const invalid: string[] = [];
+  if (e.SMTP_URL !== undefined) {
+    // Checked here because nodemailer, given a URL without a scheme, fails later with a stack that
+    // prints the URL, password included. The value is never echoed back.
+    let scheme = '';
+    try {
+      scheme = new URL(e.SMTP_URL).protocol;
+    } catch {
+      // not a URL at all
+    }
+    if (scheme !== 'smtp:' && scheme !== 'smtps:')
+      invalid.push(
+        'SMTP_URL: must be smtp://user:password@host:port or smtps://… (the value is not shown: it may hold a password)',
+      );
+  }
+  const trustProxy = e.TRUST_PROXY.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const entry of trustProxy) {
+    const problem = trustProxyProblem(entry);
+    if (problem) invalid.push(problem);
+  }
+  const corsOrigins = e.CORS_ALLOWED_ORIGINS.split(',')
+    .map((v) => v.trim().replace(/\/$/, ''))
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (origin === '*') continue;
+    let ok = false;
+    try {
+      const u = new URL(origin);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === origin;
+    } catch {
+      // not a URL
+    }
+    if (!ok)
+      invalid.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path)`);
+  }
+  if (corsOrigins.includes('*') && corsOrigins.length > 1)
+    invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
+  if (invalid.length > 0) throw new ConfigError(problemList('Invalid configuration', invalid));
+
   const problems: string[] = [];
+  const warnings: string[] = [];
   if (production) {
     if (!e.SMTP_URL)
       problems.push('SMTP_URL is unset: the development mailbox must not be used in production');
+    if (e.SITE_URL === undefined)
+      problems.push(`SITE_URL is unset: every email link would point at ${siteUrl.origin}`);
+    const fromDomain = mailDomain(e.MAIL_FROM);
+    if (fromDomain === 'localhost' || fromDomain.endsWith('.localhost'))
+      problems.push(
+        `MAIL_FROM is ${e.MAIL_FROM}: receiving servers reject or bin mail from @localhost; set your sending address`,
+      );
+    // A warning, not a refusal: the anon key is public by design (the site hands it to every
+    // browser), so the development one opens nothing; a key of your own only tells projects apart.
+    // The default ./data lies inside the checkout, where `git clean -fdx` during an upgrade deletes it.
+    const dataDir = resolve(repoRoot, e.DATA_DIR);
+    if (!e.DATABASE_URL && !e.DATA_DIR.startsWith('memory://') && dataDir.startsWith(`${repoRoot}/`))
+      warnings.push(
+        `DATA_DIR=${dataDir} is inside the checkout, where \`git clean -fdx\` during an upgrade deletes the database: set DATA_DIR outside it (e.g. /var/lib/namaa)`,
+      );
+    if (e.ANON_KEY === DEVELOPMENT_ANON_KEY)
+      warnings.push(
+        'ANON_KEY is the development key (public, the same in every checkout): set a key of your own',
+      );
     if (siteUrl.protocol !== 'https:' && !isLoopbackHost(siteUrl.hostname))
       problems.push(`SITE_URL must be https in production (got ${siteUrl.origin})`);
     if (e.SERVICE_ROLE_KEY !== undefined && e.SERVICE_ROLE_KEY.length < 32)
@@ -480,7 +608,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('SMS_PROVIDER=dev writes codes to the development mailbox: not for production');
   if (problems.length > 0)
     throw new ConfigError(
-      `Refusing to start with unsafe settings (NODE_ENV=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      problemList('Refusing to start with unsafe settings (NODE_ENV=production)', problems),
     );
 
   const resolvePath = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
@@ -493,6 +621,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     nodeEnv: e.NODE_ENV,
     production,
+    warnings,
     PORT: e.PORT,
     HOST: e.HOST,
     // Without a trailing slash so links can be built by concatenation.
@@ -517,7 +646,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_MAX_LENGTH: 100,
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
     EMAIL_RESPONSE_FLOOR_MS: e.EMAIL_RESPONSE_FLOOR_MS,
-    TRUST_PROXY: list(e.TRUST_PROXY),
+    TRUST_PROXY: trustProxy,
+    HSTS_MAX_AGE: e.HSTS_MAX_AGE,
+    HSTS_INCLUDE_SUBDOMAINS: e.HSTS_INCLUDE_SUBDOMAINS,
+    CORS_ALLOWED_ORIGINS: corsOrigins.length > 0 ? corsOrigins : ['*'],
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,

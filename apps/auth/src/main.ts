@@ -3,14 +3,15 @@ import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
+import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
+import { openMigratedDatabase } from './core/open-database.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
+import { causeOf, databaseStartupError, StartupError } from './core/startup-error.ts';
 import { KeyStore } from './crypto/jwt.ts';
-import { databaseOptions, openDatabase } from './db/client.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { migrate } from './db/migrate.ts';
 import { deleteOldMail } from './db/outbox.repo.ts';
 import { deleteOldCounters } from './db/rate-limits.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
@@ -44,19 +45,26 @@ export const PGLITE_DURABILITY_WARNING =
   'PGLITE_FSYNC=false in production: the embedded database survives a crash of this process, but not ' +
   'a power cut or an operating-system crash. Unset it, or set DATABASE_URL to a PostgreSQL server.';
 
+const USAGE = `Usage: node apps/auth/src/main.ts   (the production entry point; npm start runs it too)
+
+Opens the database (DATABASE_URL, else the embedded one in DATA_DIR), applies pending migrations
+(under a PostgreSQL advisory lock, so instances may start together), then serves the auth API at
+/auth/v1 and the built site (SITE_DIR) on HOST:PORT. Settings: the environment and .env (README,
+"Configuration"). SIGTERM or SIGINT: requests in flight get 8 s, then exit 0. A start-up failure is
+one line on stderr naming the setting at fault, exit code 1. See docs/production.md.`;
+
 /** Opens the database, migrates, ensures keys and starts listening. Used by main, tests and benches. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
   // First: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
   const mailTemplates = await createMailTemplates(config);
-  const database = await openDatabase(databaseOptions(config));
+  const database = await openMigratedDatabase(config);
   try {
-    await migrate(database);
     await ensureSigningKey(database.db);
   } catch (err) {
-    await database.close();
-    throw err;
+    await database.close().catch(() => {});
+    throw databaseStartupError(config, err);
   }
   const keys = new KeyStore(() => listSigningKeys(database.db));
   await keys.reload();
@@ -105,7 +113,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           dir: config.SITE_DIR,
           // '' = the page's own origin (the API is served beside the site).
           runtimeConfig: { supabaseUrl: config.SUPABASE_URL ?? '', anonKey: config.ANON_KEY },
-          hsts: config.SITE_URL.startsWith('https://'),
+          hsts: hstsHeader(config),
         }
       : undefined,
   });
@@ -121,7 +129,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (err) {
     await mail.stop();
     await database.close();
-    throw err;
+    const code = (err as { code?: string }).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'already in use: set PORT to another port'
+        : code === 'EACCES'
+          ? 'permission denied: ports below 1024 need privileges, set PORT to 1024 or above'
+          : code === 'EADDRNOTAVAIL'
+            ? `HOST=${opts.host ?? config.HOST} is not an address of this machine`
+            : causeOf(err);
+    throw new StartupError(`Cannot listen on PORT=${config.PORT} (HOST=${opts.host ?? config.HOST}): ${why}`);
   }
   // Bounded request time, as GoTrue's 10 s API_MAX_REQUEST_DURATION (slow-loris bodies included).
   server.setTimeout?.(30_000);
@@ -185,7 +202,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 }
 
 /** The process entry: `node apps/auth/src/main.ts`, or `npm start` (scripts/start.mjs calls it). */
-export async function main(): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   loadDotEnv();
   let config: Config;
   try {
@@ -198,40 +219,46 @@ export async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.LOG_LEVEL);
+  for (const warning of config.warnings) logger.warn(warning);
   let server: RunningServer;
   try {
     server = await startServer(config, { logger });
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    // A broken operator mail template (MAILER_TEMPLATES_*, MAILER_SUBJECTS_*): its message names the setting.
-    if (err instanceof DataDirLockedError || err instanceof ConfigError) {
+    // One line naming the setting and the cause, never a stack (nor a secret): what an operator
+    // reads in `journalctl` or `docker logs` must say what to fix. The stack only at debug level.
+    // (A broken operator mail template, MAILER_TEMPLATES_* / MAILER_SUBJECTS_*, is a ConfigError
+    // naming its setting.)
+    if (err instanceof StartupError || err instanceof DataDirLockedError || err instanceof ConfigError)
       console.error(err.message);
-      process.exit(1);
+    else {
+      console.error(`Start-up failed: ${causeOf(err)}`);
+      if (config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace') console.error(err);
     }
-    if (code === 'EADDRINUSE' || code === 'EACCES') {
-      console.error(
-        `Cannot listen on port ${config.PORT} (${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}). Set PORT to another port.`,
-      );
-      process.exit(1);
-    }
-    throw err;
+    process.exit(1);
   }
   const base = config.SITE_URL;
   // Before the "listening" line: log lines are written asynchronously but in order, so whoever waits
   // for "listening" (an operator's supervisor, our test) has seen the warning by then.
   if (config.production && !config.DATABASE_URL && !config.PGLITE_FSYNC)
     logger.warn({ dataDir: config.DATA_DIR }, PGLITE_DURABILITY_WARNING);
+  // The banner is one JSON log line like every other, carrying the public URL (what users reach)
+  // apart from the bind address. The friendly text banner is for a developer only: in production
+  // stdout holds nothing but JSON lines (what log shippers under systemd or docker expect).
   logger.info(
     {
-      url: server.url,
-      siteUrl: base,
+      url: base,
+      authApi: `${base}/auth/v1`,
+      listen: `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${server.port}`,
       database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
       mail: config.SMTP_URL ? 'smtp' : `${base}/auth/v1/_dev/mailbox`,
+      production: config.production,
     },
     'listening',
   );
-  console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
-  if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+  if (!config.production) {
+    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
+    if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+  }
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);

@@ -38,12 +38,17 @@ describe('errors and config', () => {
         NODE_ENV: 'production',
         SMTP_URL: 'smtp://x',
         SITE_URL: 'https://namaa.example',
+        MAIL_FROM: 'no-reply@namaa.example',
         SERVICE_ROLE_KEY: 'short',
       }),
     ).toThrow(/SERVICE_ROLE_KEY/);
     expect(
-      loadConfig({ NODE_ENV: 'production', SMTP_URL: 'smtp://x', SITE_URL: 'https://namaa.example' })
-        .production,
+      loadConfig({
+        NODE_ENV: 'production',
+        SMTP_URL: 'smtp://x',
+        SITE_URL: 'https://namaa.example',
+        MAIL_FROM: 'no-reply@namaa.example',
+      }).production,
     ).toBe(true);
     expect(() => loadConfig({ MAILER_AUTOCONFIRM: 'maybe' })).toThrow(/MAILER_AUTOCONFIRM/);
     expect(() => loadConfig({ PASSWORD_MIN_LENGTH: '3' })).toThrow(/PASSWORD_MIN_LENGTH/);

@@ -13,8 +13,8 @@ export type SiteOptions = {
   /** The prerendered build (apps/web/build/client). */
   dir: string;
   runtimeConfig: SiteRuntimeConfig;
-  /** Send Strict-Transport-Security (only when the public origin is https). */
-  hsts?: boolean;
+  /** The Strict-Transport-Security value to send (core/http/security-headers.ts hstsHeader), if any. */
+  hsts?: string | undefined;
   logger?: { warn: (obj: object, msg: string) => void };
 };
 
@@ -111,7 +111,7 @@ export function createSiteApp(options: SiteOptions): Hono {
     c.header('X-Frame-Options', 'DENY');
     c.header('Cross-Origin-Opener-Policy', 'same-origin');
     c.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');
-    if (options.hsts) c.header('Strict-Transport-Security', 'max-age=63072000; includeSubDomains');
+    if (options.hsts) c.header('Strict-Transport-Security', options.hsts);
   });
 
   app.get('/runtime-config.json', (c) => {

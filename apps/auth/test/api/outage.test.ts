@@ -57,6 +57,7 @@ async function productionStartLines(extra: Record<string, string>): Promise<Arra
       NODE_ENV: 'production',
       SITE_URL: 'https://namaa.example',
       SMTP_URL: 'smtp://127.0.0.1:1',
+      MAIL_FROM: 'no-reply@namaa.example',
       DATA_DIR: dataDir,
       PORT: '0',
       ...extra,
@@ -67,7 +68,7 @@ async function productionStartLines(extra: Record<string, string>): Promise<Arra
     child.stdout.on('data', (chunk) => {
       out += chunk;
     });
-    await vi.waitFor(() => expect(out).toMatch(/"msg":"listening"/), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(out).toMatch(/"msg":"listening"/), { timeout: 90_000, interval: 50 });
     return out
       .split('\n')
       .filter((line) => line.startsWith('{'))
@@ -80,7 +81,7 @@ async function productionStartLines(extra: Record<string, string>): Promise<Arra
 }
 
 it('warns in production when the embedded database is told not to flush commits (PGLITE_FSYNC=false)', {
-  timeout: 60_000,
+  timeout: 200_000,
 }, async () => {
   const warnings = (lines: Array<Record<string, unknown>>) =>
     lines.filter((l) => l.level === 40 && l.msg === PGLITE_DURABILITY_WARNING);

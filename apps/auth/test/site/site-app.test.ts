@@ -136,7 +136,7 @@ describe('site app', () => {
     const hosted = createSiteApp({
       dir,
       runtimeConfig: { supabaseUrl: 'https://abcd.supabase.co', anonKey: 'k' },
-      hsts: true,
+      hsts: 'max-age=63072000; includeSubDomains',
     });
     const res = await hosted.request('/');
     expect(res.headers.get('content-security-policy')).toContain(

@@ -58,18 +58,31 @@ export function proxyMatcher(trustProxy: string[]): (ip: string) => boolean {
   return match;
 }
 
+/** The address of the direct peer (the proxy, when there is one), without a port. */
+export function peerAddress(c: Context): string {
+  try {
+    return stripPort(getConnInfo(c).remote.address ?? 'unknown');
+  } catch {
+    return 'unknown'; // app.request() in unit tests has no socket.
+  }
+}
+
+/**
+ * True when the request carries X-Forwarded-For from a peer TRUST_PROXY does not list: behind a
+ * proxy missing from TRUST_PROXY, every visitor shares the proxy's rate-limit bucket.
+ */
+export function forwardedFromUntrustedPeer(c: Context, trustProxy: string[]): boolean {
+  if (c.req.header('x-forwarded-for') === undefined) return false;
+  return trustProxy.length === 0 || !proxyMatcher(trustProxy)(peerAddress(c));
+}
+
 /**
  * The client IP for rate limits. X-Forwarded-For is believed only when the direct peer is a
  * trusted proxy (TRUST_PROXY); then the right-most address not itself a trusted proxy is used
  * (the left-most entries are whatever the client chose to send, so they are never believed).
  */
 export function clientIp(c: Context, trustProxy: string[]): string {
-  let remote = 'unknown';
-  try {
-    remote = stripPort(getConnInfo(c).remote.address ?? 'unknown');
-  } catch {
-    // app.request() in unit tests has no socket.
-  }
+  const remote = peerAddress(c);
   if (trustProxy.length === 0) return remote;
   const trusted = proxyMatcher(trustProxy);
   if (!trusted(remote)) return remote;

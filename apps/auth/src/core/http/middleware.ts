@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { AuthError } from '../../errors.ts';
 import type { Deps } from '../deps.ts';
-import { type AppEnv, clientIp } from './context.ts';
+import { type AppEnv, clientIp, forwardedFromUntrustedPeer, peerAddress } from './context.ts';
 import { jsonTextProblem, MAX_JSON_DEPTH } from './json-depth.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -12,7 +12,16 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Request id (kept from X-Request-Id when sane), per-request logger, one log line per request. */
 export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
+  // Once per process, not per request: the point is to tell the operator, not to fill the log.
+  let warnedUntrustedForward = !deps.config.production;
   return async (c, next) => {
+    if (!warnedUntrustedForward && forwardedFromUntrustedPeer(c, deps.config.TRUST_PROXY)) {
+      warnedUntrustedForward = true;
+      deps.logger.warn(
+        { peer: peerAddress(c) },
+        'X-Forwarded-For arrived from a peer TRUST_PROXY does not list: it is ignored, so rate limits key on the proxy (every visitor behind it shares one bucket). Add the proxy to TRUST_PROXY.',
+      );
+    }
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     const log = deps.logger.child({ reqId: requestId });

@@ -1,17 +1,27 @@
 // Reads the audit log (sign-ups, sign-ins and their failures, refresh-token reuse, sign-outs,
-// password and factor changes), newest first.
-//
-//   npm run audit -w apps/auth                                  last 50 entries
-//   npm run audit -w apps/auth -- --limit 200 --action login_failed,login
-//   npm run audit -w apps/auth -- --user sara@example.com --since 24h
-//   npm run audit -w apps/auth -- --json                        one JSON object per line
+// password and factor changes), newest first. Usage text: AUDIT_LOG_USAGE below
+// (`npm run audit-log -- --help`). Named audit-log, not audit: `npm audit` is one typo away.
 //
 // It uses the server's environment (.env, DATABASE_URL or DATA_DIR). PostgreSQL can be read while the
 // service runs; the embedded PGlite database is single-process, so stop the service first.
 import { sql } from 'drizzle-orm';
-import { type Config, ConfigError, loadConfig, loadDotEnv } from '../../config.ts';
-import { type DbOrTx, databaseOptions, openDatabase, queryRows } from '../../db/client.ts';
-import { migrate } from '../../db/migrate.ts';
+import { loadConfig, loadDotEnv } from '../../config.ts';
+import { runCli } from '../../core/cli.ts';
+import { openMigratedDatabase } from '../../core/open-database.ts';
+import { type DbOrTx, queryRows } from '../../db/client.ts';
+
+export const AUDIT_LOG_USAGE = `Usage: npm run audit-log [-- options]   (node apps/auth/src/features/ops/audit-log.cli.ts)
+
+Prints the audit log, newest first.
+  --limit N        at most N entries (1 to 100000; default 50)
+  --action a,b     only these actions (e.g. login,login_failed,token_revoked)
+  --user U         only this user: an email address or a user id
+  --since S        only entries since S: an ISO date, or 90m, 24h, 7d back from now
+  --json           one JSON object per line instead of a table
+  -h, --help       this text
+
+Uses the server's settings (.env, DATABASE_URL or DATA_DIR). With the embedded database (PGlite,
+one process at a time) stop the service first; PostgreSQL can be read while it runs.`;
 
 export type AuditQuery = { limit: number; actions?: string[]; user?: string; since?: Date };
 export type AuditRow = {
@@ -56,7 +66,7 @@ export function parseArgs(argv: string[], now = new Date()): AuditQuery & { json
         .filter(Boolean);
     else if (arg === '--user') out.user = value().trim().toLowerCase();
     else if (arg === '--since') out.since = parseSince(value(), now);
-    else throw new Error(`unknown option ${arg} (use --limit, --action, --user, --since, --json)`);
+    else throw new Error(`unknown option ${arg} (see --help)`);
   }
   return out;
 }
@@ -106,31 +116,24 @@ export function formatRows(rows: AuditRow[]): string {
 }
 
 export async function runAuditLog(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let config: Config;
-  let query: ReturnType<typeof parseArgs>;
-  try {
-    config = loadConfig(env);
-    query = parseArgs(argv);
-  } catch (err) {
-    console.error(err instanceof ConfigError || err instanceof Error ? err.message : err);
-    return 1;
-  }
-  let database: Awaited<ReturnType<typeof openDatabase>>;
-  try {
-    database = await openDatabase(databaseOptions(config));
-  } catch (err) {
-    console.error(`Cannot open the database: ${(err as Error).message}`);
-    return 2;
-  }
-  try {
-    await migrate(database);
-    const rows = await readAuditLog(database.db, query);
-    if (query.json) for (const r of rows) console.log(JSON.stringify(r));
-    else console.log(formatRows(rows));
-    return 0;
-  } finally {
-    await database.close();
-  }
+  return runCli(AUDIT_LOG_USAGE, argv, async () => {
+    let query: ReturnType<typeof parseArgs>;
+    try {
+      query = parseArgs(argv);
+    } catch (err) {
+      console.error((err as Error).message);
+      return 1;
+    }
+    const database = await openMigratedDatabase(loadConfig(env));
+    try {
+      const rows = await readAuditLog(database.db, query);
+      if (query.json) for (const r of rows) console.log(JSON.stringify(r));
+      else console.log(formatRows(rows));
+      return 0;
+    } finally {
+      await database.close();
+    }
+  });
 }
 
 if (import.meta.main) {

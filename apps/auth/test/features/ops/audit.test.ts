@@ -1,6 +1,6 @@
 // Audit log (issue 6): sign-up, sign-in success and failure (known and unknown accounts), sign-out and
 // password change each leave one row, written with the change; no secret ever lands in it; and
-// `npm run audit -w apps/auth` reads it back.
+// `npm run audit-log` reads it back.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -181,28 +181,32 @@ describe('the reader command', () => {
     expect(formatRows([])).toBe('No audit entries match.');
   });
 
-  it.skipIf(onPostgres)('prints the log of a stopped service (npm run audit -w apps/auth)', async () => {
-    await t.close();
-    const cli = fileURLToPath(new URL('../../../src/features/ops/audit-log.cli.ts', import.meta.url));
-    const run = (...args: string[]) =>
-      spawnSync(process.execPath, [cli, ...args], {
-        env: { PATH: process.env.PATH, DATA_DIR: dataDir },
-        encoding: 'utf8',
-        timeout: 30_000,
-      });
-    const table = run('--user', email);
-    expect(table.status).toBe(0);
-    expect(table.stdout).toMatch(/user_signedup/);
-    expect(table.stdout).toMatch(/logout/);
-    expect(table.stdout).toContain(email);
-    const json = run('--json', '--action', 'user_updated_password');
-    expect(json.status).toBe(0);
-    const lines = json.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ action: 'user_updated_password', email });
-    expect(run('--since', 'yesterday-ish').status).toBe(1);
-  });
+  it.skipIf(onPostgres)(
+    'prints the log of a stopped service (npm run audit-log)',
+    async () => {
+      await t.close();
+      const cli = fileURLToPath(new URL('../../../src/features/ops/audit-log.cli.ts', import.meta.url));
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args], {
+          env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+      const table = run('--user', email);
+      expect(table.status).toBe(0);
+      expect(table.stdout).toMatch(/user_signedup/);
+      expect(table.stdout).toMatch(/logout/);
+      expect(table.stdout).toContain(email);
+      const json = run('--json', '--action', 'user_updated_password');
+      expect(json.status).toBe(0);
+      const lines = json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ action: 'user_updated_password', email });
+      expect(run('--since', 'yesterday-ish').status).toBe(1);
+    },
+    90_000,
+  ); // three CLI processes, each opening PGlite: slow on a loaded two-core machine
 });

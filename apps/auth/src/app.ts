@@ -10,6 +10,7 @@ import { hstsHeader, securityHeaders } from './core/http/security-headers.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { adminEndpoints } from './features/admin/admin.routes.ts';
 import { recoverEndpoints } from './features/email-links/recover.routes.ts';
 import { resendEndpoints } from './features/email-links/resend.routes.ts';
 import { verifyEndpoints } from './features/email-links/verify.routes.ts';
@@ -77,6 +78,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...otpEndpoints(deps),
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
+    ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];
 }
@@ -95,7 +97,8 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
       origin: deps.config.CORS_ALLOWED_ORIGINS.includes('*') ? '*' : deps.config.CORS_ALLOWED_ORIGINS,
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       // Only headers some route sends: the admin API adds X-Total-Count and Link when it lists users.
-      exposeHeaders: [API_VERSION_HEADER, 'Retry-After', 'X-Request-Id'],
+      // X-Total-Count and Link: the admin user list's paging (GoTrue exposes both).
+      exposeHeaders: [API_VERSION_HEADER, 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id'],
       maxAge: 600,
     }),
   );

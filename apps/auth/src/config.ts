@@ -96,8 +96,15 @@ export const envSchema = z.object({
     .default(DEVELOPMENT_ANON_KEY)
     .meta({ description: 'the public key the site sends as `apikey`', contract: true }),
   SERVICE_ROLE_KEY: optionalString.meta({
-    description: 'secret key accepted as `apikey` for server-side callers (≥ 32 characters in production)',
+    description:
+      'secret key of server-side callers: as `apikey` and as `Authorization: Bearer`, it is an admin credential (see "Admin API"; ≥ 32 characters in production)',
     contract: true,
+  }),
+  // GoTrue's GOTRUE_JWT_ADMIN_ROLES: a JWT signed by the service's keys with one of these roles is an
+  // admin credential, besides the SERVICE_ROLE_KEY itself.
+  JWT_ADMIN_ROLES: z.string().default('service_role,supabase_admin').meta({
+    description:
+      'comma-separated JWT `role` values that may call the admin API (besides `SERVICE_ROLE_KEY`); the JWT must be signed by the service',
   }),
   JWT_EXPIRY: int(1, 60 * 60 * 24 * 7)
     .default(3600)
@@ -397,6 +404,8 @@ export type Config = {
   MAIL_FROM: string;
   ANON_KEY: string;
   SERVICE_ROLE_KEY: string | undefined;
+  /** Roles whose signed JWT is an admin credential (the admin API). */
+  JWT_ADMIN_ROLES: string[];
   JWT_EXPIRY: number;
   MAILER_AUTOCONFIRM: boolean;
   MAILER_OTP_EXP: number;
@@ -681,6 +690,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     MAIL_FROM: e.MAIL_FROM,
     ANON_KEY: e.ANON_KEY,
     SERVICE_ROLE_KEY: e.SERVICE_ROLE_KEY,
+    JWT_ADMIN_ROLES: list(e.JWT_ADMIN_ROLES),
     JWT_EXPIRY: e.JWT_EXPIRY,
     MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
     MAILER_OTP_EXP: e.MAILER_OTP_EXP,

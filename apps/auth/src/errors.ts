@@ -20,6 +20,7 @@ export const errorTable = {
   phone_provider_disabled: { status: 422, message: 'Phone signups are disabled' },
   user_already_exists: { status: 422, message: 'User already registered' },
   email_exists: { status: 422, message: 'A user with this email address has already been registered' },
+  phone_exists: { status: 422, message: 'A user with this phone number has already been registered' },
   weak_password: { status: 422, message: 'Password should be at least 6 characters.' },
   same_password: { status: 422, message: 'New password should be different from the old password.' },
   invalid_credentials: { status: 400, message: 'Invalid login credentials' },

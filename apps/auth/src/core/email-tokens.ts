@@ -57,8 +57,14 @@ export async function issueEmailToken(
     newEmail?: string | undefined;
     /** Mail the 6-digit code only (a reauthentication nonce): no link, whose token stays unusable. */
     codeOnly?: boolean;
+    /** The link's `type` when it differs from the token type's own (an invite is a confirmation token). */
+    linkType?: string | undefined;
+    /** The mail to write when it differs from the token type's own (the invitation). */
+    mailKind?: MailKind | undefined;
+    /** false: write no mail, only hand back the link and code (the admin API's generate_link). */
+    deliver?: boolean;
   },
-): Promise<void> {
+): Promise<{ token: string; code: string; link: string | undefined }> {
   const now = deps.clock();
   // PKCE: the link will redirect with ?code= for this flow instead of tokens in the fragment.
   const flowStateId = p.pkce ? await createFlowState(deps, tx, p.userId, p.type, p.pkce) : undefined;
@@ -81,11 +87,13 @@ export async function issueEmailToken(
   if (!p.codeOnly) {
     link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
     link.searchParams.set('token', token);
-    link.searchParams.set('type', verifyType[p.type]);
+    link.searchParams.set('type', p.linkType ?? verifyType[p.type]);
     link.searchParams.set('redirect_to', p.redirectTo);
   }
   const data = p.data !== null && typeof p.data === 'object' ? (p.data as Record<string, unknown>) : {};
-  const mail = deps.mailTemplates.render(mailKind[p.type], p.locale, {
+  if (p.deliver === false) return { token, code, link: link?.href };
+  const kind = p.mailKind ?? mailKind[p.type];
+  const mail = deps.mailTemplates.render(kind, p.locale, {
     ConfirmationURL: link?.href ?? '',
     Token: code,
     TokenHash: link ? token : '',
@@ -97,5 +105,6 @@ export async function issueEmailToken(
     // taken from the request's page rather than remembered on the user.
     Data: { ...data, locale: p.locale },
   });
-  await enqueueMail(tx, { userId: p.userId, kind: mailKind[p.type], to: p.to, ...mail });
+  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail });
+  return { token, code, link: link?.href };
 }

@@ -3,6 +3,23 @@ import type { Factor, User } from './http/response-schemas.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : undefined);
 
+/** GoTrue's factor object (in a user's `factors`, and the admin API's factor answers). */
+export function factorJson(f: FactorRow): Factor {
+  const out: Factor = {
+    id: f.id,
+    friendly_name: f.friendlyName || undefined,
+    // Text columns that only ever hold these values (written by features/mfa).
+    factor_type: f.factorType as Factor['factor_type'],
+    status: f.status as Factor['status'],
+    phone: f.phone ?? '',
+    last_challenged_at: f.lastChallengedAt ? f.lastChallengedAt.toISOString() : null,
+    created_at: iso(f.createdAt),
+    updated_at: iso(f.updatedAt),
+  };
+  if (out.friendly_name === undefined) delete out.friendly_name;
+  return out;
+}
+
 /** GoTrue's User object: email/phone always strings, null timestamps omitted, factors omitted when empty. */
 export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[] = []): User {
   const out: User = {
@@ -18,8 +35,10 @@ export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[]
     recovery_sent_at: iso(user.recoverySentAt),
     new_email: user.emailChange ?? undefined,
     email_change_sent_at: iso(user.emailChangeSentAt),
+    invited_at: iso(user.invitedAt),
     last_sign_in_at: iso(user.lastSignInAt),
     banned_until: iso(user.bannedUntil),
+    deleted_at: iso(user.deletedAt),
     app_metadata: user.appMetadata,
     user_metadata: user.userMetadata,
     identities: ids.map((i) => ({
@@ -37,18 +56,7 @@ export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[]
     updated_at: iso(user.updatedAt),
     is_anonymous: user.isAnonymous,
   };
-  if (factors.length > 0)
-    out.factors = factors.map((f) => ({
-      id: f.id,
-      friendly_name: f.friendlyName || undefined,
-      // Text columns that only ever hold these values (written by features/mfa).
-      factor_type: f.factorType as Factor['factor_type'],
-      status: f.status as Factor['status'],
-      phone: f.phone ?? '',
-      last_challenged_at: f.lastChallengedAt ? f.lastChallengedAt.toISOString() : null,
-      created_at: iso(f.createdAt),
-      updated_at: iso(f.updatedAt),
-    }));
+  if (factors.length > 0) out.factors = factors.map(factorJson);
   // Absent, not undefined: the object is compared and spread as well as serialized.
   for (const k of Object.keys(out) as (keyof User)[]) if (out[k] === undefined) delete out[k];
   return out;

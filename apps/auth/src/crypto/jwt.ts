@@ -161,6 +161,27 @@ export class KeyStore {
    * (embedded `jwk`/`jku`/`x5u` headers are never followed), and the signature must be low-S.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
+    const payload = await this.verifySignature(token, {
+      audience: 'authenticated',
+      requiredClaims: ['exp', 'sub'],
+    });
+    if (typeof payload.sub !== 'string') throw new Error('invalid claim: missing sub claim');
+    return payload as AccessTokenClaims;
+  }
+
+  /**
+   * An admin credential (the admin API): the same key and signature checks, but like GoTrue no
+   * `aud`, `sub` or `exp` is required (service-role JWTs carry neither aud nor sub); an `exp` that
+   * is present is still enforced.
+   */
+  async verifyAdmin(token: string): Promise<JWTPayload & { role?: unknown; session_id?: unknown }> {
+    return this.verifySignature(token, {});
+  }
+
+  private async verifySignature(
+    token: string,
+    claims: { audience?: string; requiredClaims?: string[] },
+  ): Promise<JWTPayload> {
     if (token.length > 16_384) throw new Error('token too large');
     const header = decodeProtectedHeader(token);
     if (header.alg !== 'ES256')
@@ -175,12 +196,7 @@ export class KeyStore {
     }
     if (!key) throw new Error('unrecognized JWT kid');
     if (!hasCanonicalSignature(token)) throw new Error('non-canonical (high-S) signature');
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: ['ES256'],
-      audience: 'authenticated',
-      requiredClaims: ['exp', 'sub'],
-    });
-    if (typeof payload.sub !== 'string') throw new Error('invalid claim: missing sub claim');
-    return payload as AccessTokenClaims;
+    const { payload } = await jwtVerify(token, key, { algorithms: ['ES256'], ...claims });
+    return payload;
   }
 }

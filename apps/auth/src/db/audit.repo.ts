@@ -19,7 +19,10 @@ export type AuditAction =
   | 'factor_enrolled'
   | 'factor_verified'
   | 'factor_verification_failed'
-  | 'factor_unenrolled';
+  | 'factor_unenrolled'
+  | 'user_deleted'
+  | 'admin_link_generated'
+  | 'factor_deleted';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */
 export async function audit(

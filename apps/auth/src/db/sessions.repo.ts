@@ -267,3 +267,8 @@ export async function startPasswordSession(
     factors: j.factors.map((f) => rowFromJson(mfaFactors, f)),
   };
 }
+
+export async function findSessionById(db: DbOrTx, id: string): Promise<SessionRow | undefined> {
+  const [row] = await db.select().from(sessions).where(eq(sessions.id, id));
+  return row;
+}

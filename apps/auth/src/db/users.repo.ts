@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
-import { identities, mfaFactors, users } from './schema.ts';
+import { identities, mfaFactors, oneTimeTokens, sessions, users } from './schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type IdentityRow = typeof identities.$inferSelect;
@@ -96,6 +96,24 @@ export async function loadUserRelations(
     db.select().from(mfaFactors).where(eq(mfaFactors.userId, userId)),
   ]);
   return { identities: ids, factors };
+}
+
+/** The identities and factors of many users in two statements (a page of the admin user list). */
+export async function loadRelationsOfUsers(
+  db: DbOrTx,
+  userIds: string[],
+): Promise<Map<string, { identities: IdentityRow[]; factors: FactorRow[] }>> {
+  const out = new Map(
+    userIds.map((id) => [id, { identities: [] as IdentityRow[], factors: [] as FactorRow[] }]),
+  );
+  if (userIds.length === 0) return out;
+  const [ids, factors] = await Promise.all([
+    db.select().from(identities).where(inArray(identities.userId, userIds)),
+    db.select().from(mfaFactors).where(inArray(mfaFactors.userId, userIds)),
+  ]);
+  for (const i of ids) out.get(i.userId)?.identities.push(i);
+  for (const f of factors) out.get(f.userId)?.factors.push(f);
+  return out;
 }
 
 /**
@@ -259,4 +277,177 @@ export async function applyEmailChange(
       providers: [...new Set([...providers, 'email'])],
     },
   });
+}
+
+/** `%` and `_` in a search string are literal, not wildcards. */
+function likePattern(search: string): string {
+  return `%${search.replaceAll(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * One page of users, newest first (GoTrue's default order), and the total; `emailContains` filters
+ * by a case-insensitive substring of the email.
+ */
+export async function listUsersPage(
+  db: DbOrTx,
+  p: { offset: number; limit: number; emailContains?: string | undefined },
+): Promise<{ rows: UserRow[]; total: number }> {
+  const where = p.emailContains ? ilike(users.email, likePattern(p.emailContains)) : undefined;
+  const [rows, [totalRow]] = await Promise.all([
+    db
+      .select()
+      .from(users)
+      .where(where)
+      .orderBy(desc(users.createdAt), desc(users.id))
+      .limit(p.limit)
+      .offset(p.offset),
+    db.select({ n: count() }).from(users).where(where),
+  ]);
+  return { rows, total: Number(totalRow?.n ?? 0) };
+}
+
+export type NewUser = {
+  id: string;
+  email: string | null;
+  phone: string | null;
+  passwordHash: string | null;
+  role: string;
+  emailConfirmedAt: Date | null;
+  phoneConfirmedAt: Date | null;
+  invitedAt: Date | null;
+  confirmationSentAt: Date | null;
+  bannedUntil: Date | null;
+  appMetadata: Record<string, unknown>;
+  userMetadata: Record<string, unknown>;
+  now: Date;
+};
+
+/**
+ * Inserts a user with an identity per address it has (email, phone), as GoTrue's admin create does.
+ * A duplicate id, email or phone raises a unique violation (23505).
+ */
+export async function insertUser(db: DbOrTx, u: NewUser): Promise<UserRow> {
+  const [user] = await db
+    .insert(users)
+    .values({
+      id: u.id,
+      email: u.email,
+      phone: u.phone,
+      encryptedPassword: u.passwordHash,
+      role: u.role,
+      emailConfirmedAt: u.emailConfirmedAt,
+      phoneConfirmedAt: u.phoneConfirmedAt,
+      invitedAt: u.invitedAt,
+      confirmationSentAt: u.confirmationSentAt,
+      bannedUntil: u.bannedUntil,
+      appMetadata: u.appMetadata,
+      userMetadata: u.userMetadata,
+      createdAt: u.now,
+      updatedAt: u.now,
+    })
+    .returning();
+  const rows: (typeof identities.$inferInsert)[] = [];
+  if (u.email)
+    rows.push({
+      id: randomUUID(),
+      providerId: u.id,
+      userId: u.id,
+      provider: 'email',
+      email: u.email,
+      identityData: {
+        sub: u.id,
+        email: u.email,
+        email_verified: u.emailConfirmedAt !== null,
+        phone_verified: false,
+      },
+      createdAt: u.now,
+      updatedAt: u.now,
+    });
+  if (u.phone)
+    rows.push({
+      id: randomUUID(),
+      providerId: u.id,
+      userId: u.id,
+      provider: 'phone',
+      identityData: {
+        sub: u.id,
+        phone: u.phone,
+        email_verified: false,
+        phone_verified: u.phoneConfirmedAt !== null,
+      },
+      createdAt: u.now,
+      updatedAt: u.now,
+    });
+  if (rows.length > 0) await db.insert(identities).values(rows);
+  return user as UserRow;
+}
+
+/** Mirrors a changed address into the user's identity of that provider. */
+export async function setIdentityAddress(
+  db: DbOrTx,
+  userId: string,
+  provider: 'email' | 'phone',
+  address: string,
+  verified: boolean,
+  now: Date,
+): Promise<void> {
+  const patch =
+    provider === 'email'
+      ? { email: address, email_verified: verified }
+      : { phone: address, phone_verified: verified };
+  const updated = await db
+    .update(identities)
+    .set({
+      ...(provider === 'email' ? { email: address } : {}),
+      identityData: sql`${identities.identityData} || ${JSON.stringify(patch)}::jsonb`,
+      updatedAt: now,
+    })
+    .where(and(eq(identities.userId, userId), eq(identities.provider, provider)))
+    .returning({ id: identities.id });
+  if (updated.length === 0)
+    await db.insert(identities).values({
+      id: randomUUID(),
+      providerId: userId,
+      userId,
+      provider,
+      email: provider === 'email' ? address : null,
+      identityData: { sub: userId, email_verified: false, phone_verified: false, ...patch },
+      createdAt: now,
+      updatedAt: now,
+    });
+}
+
+/** Deletes the user; sessions, refresh tokens, identities, factors and links go with it (cascade). */
+export async function deleteUserById(db: DbOrTx, id: string): Promise<boolean> {
+  const rows = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+  return rows.length === 1;
+}
+
+/**
+ * GoTrue's soft delete: the row stays (its id, so foreign references and audit rows still resolve)
+ * with `deleted_at` set, but everything that could sign it in or identify the person goes: email,
+ * phone, password, metadata, identities, factors, sessions and pending links.
+ */
+export async function softDeleteUser(db: DbOrTx, id: string, now: Date): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({
+      email: null,
+      phone: null,
+      encryptedPassword: null,
+      emailChange: null,
+      phoneChange: null,
+      appMetadata: {},
+      userMetadata: {},
+      deletedAt: now,
+      updatedAt: now,
+    })
+    .where(eq(users.id, id))
+    .returning();
+  if (!row) return undefined;
+  await db.delete(identities).where(eq(identities.userId, id));
+  await db.delete(mfaFactors).where(eq(mfaFactors.userId, id));
+  await db.delete(sessions).where(eq(sessions.userId, id));
+  await db.delete(oneTimeTokens).where(eq(oneTimeTokens.userId, id));
+  return row;
 }

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/db/schema.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
+const SERVICE_KEY = 'sb_secret_bad_input_test_key_0123456789abcdef';
 let t: TestServer;
 let accessToken: string;
 beforeAll(async () => {
-  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
+  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true', SERVICE_ROLE_KEY: SERVICE_KEY });
   const { data } = await t.client().auth.signUp({ email: uniqueEmail('bad'), password: 'secret-pass' });
   accessToken = data.session!.access_token;
 });
@@ -16,7 +17,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const endpoints: Array<{ method: string; path: string; auth?: boolean }> = [
+/** `admin`: called with the service-role key (as apikey and bearer), as supabase-js's admin client does. */
+const endpoints: Array<{ method: string; path: string; auth?: boolean; admin?: boolean }> = [
   { method: 'POST', path: '/signup' },
   { method: 'POST', path: '/token?grant_type=password' },
   { method: 'POST', path: '/token?grant_type=refresh_token' },
@@ -26,7 +28,18 @@ const endpoints: Array<{ method: string; path: string; auth?: boolean }> = [
   { method: 'POST', path: '/otp' },
   { method: 'PUT', path: '/user', auth: true },
   { method: 'POST', path: '/logout', auth: true },
+  { method: 'POST', path: '/admin/users', admin: true },
+  { method: 'PUT', path: '/admin/users/00000000-0000-4000-8000-000000000000', admin: true },
+  { method: 'DELETE', path: '/admin/users/00000000-0000-4000-8000-000000000000', admin: true },
+  { method: 'POST', path: '/admin/generate_link', admin: true },
+  { method: 'POST', path: '/invite', admin: true },
 ];
+
+/** The credential headers an endpoint is called with. */
+function credentials(e: (typeof endpoints)[number]): Record<string, string> {
+  if (e.admin) return { apikey: SERVICE_KEY, authorization: `Bearer ${SERVICE_KEY}` };
+  return e.auth ? { authorization: `Bearer ${accessToken}` } : {};
+}
 
 async function send(
   e: (typeof endpoints)[number],
@@ -38,7 +51,7 @@ async function send(
     body,
     headers: {
       'content-type': 'application/json',
-      ...(e.auth ? { authorization: `Bearer ${accessToken}` } : {}),
+      ...credentials(e),
       ...headers,
     },
   });
@@ -137,7 +150,7 @@ describe.each(endpoints)('$method $path', (e) => {
     const untyped = await fetch(`${t.url}/auth/v1${e.path}`, {
       method: e.method,
       body: new TextEncoder().encode(body),
-      headers: { apikey: t.anonKey, ...(e.auth ? { authorization: `Bearer ${accessToken}` } : {}) },
+      headers: { apikey: t.anonKey, ...credentials(e) },
     });
     expect(untyped.headers.get('content-type')).toMatch(/json/);
     const text = await untyped.text();

@@ -7,7 +7,7 @@ import type { UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { RequestMeta } from '../deps.ts';
-import type { ApiKeyKind } from './guards.ts';
+import type { AdminCaller, ApiKeyKind } from './guards.ts';
 
 export type AppEnv = {
   Variables: {
@@ -19,6 +19,8 @@ export type AppEnv = {
     auth: { user: UserRow; session: SessionRow };
     /** The key the caller presented; set by the apikey guard (unset on public endpoints). */
     apiKey: ApiKeyKind;
+    /** The admin credential; set by the admin guard (the admin API only). */
+    admin: AdminCaller;
   };
 };
 

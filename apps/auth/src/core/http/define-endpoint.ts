@@ -87,8 +87,8 @@ function openApiEntry(e: Endpoint): RouteConfig {
     method: e.method,
     path: e.path,
     summary: e.summary,
-    // A signed-in user's endpoints carry the bearer token (the apikey is described in the info).
-    ...(e.access === 'user' ? { security: [{ bearerAuth: [] }] } : {}),
+    // A signed-in user's endpoints carry the access token, the admin API's an admin credential.
+    ...(e.access === 'user' || e.access === 'service' ? { security: [{ bearerAuth: [] }] } : {}),
     request: {
       // biome-ignore lint/suspicious/noExplicitAny: zod-openapi's request types are stricter than needed here
       ...(e.query ? { query: e.query as any } : {}),

@@ -26,6 +26,8 @@ import { AuthError } from '../../errors.ts';
 /** The verify `type` values we serve, mapped to the stored token types they may consume. */
 export const verifyTypes: Record<string, OneTimeTokenType[]> = {
   signup: ['confirmation'],
+  // An invitation (POST /invite, generate_link type invite) is a confirmation token, as in GoTrue.
+  invite: ['confirmation'],
   recovery: ['recovery'],
   email_change: ['email_change_new', 'email_change_current'],
   // `email` accepts a confirmation, recovery or magic-link token (GoTrue's rule: the code of any

@@ -41,14 +41,13 @@ describe('service endpoints', () => {
       headers: { 'X-Supabase-Api-Version': '2024-01-01', origin: 'https://elsewhere.example' },
     });
     expect(modern.headers.get('x-supabase-api-version')).toBe('2024-01-01');
-    // Exposed to browsers: only headers some route sends (the admin API's X-Total-Count and Link
-    // come with it).
+    // Exposed to browsers: only headers some route sends (X-Total-Count and Link: the admin user list).
     expect(
       modern.headers
         .get('access-control-expose-headers')
         ?.split(',')
         .map((h) => h.trim()),
-    ).toEqual(['X-Supabase-Api-Version', 'Retry-After', 'X-Request-Id']);
+    ).toEqual(['X-Supabase-Api-Version', 'X-Total-Count', 'Link', 'Retry-After', 'X-Request-Id']);
     expect(await modern.json()).toEqual({
       code: 'invalid_credentials',
       message: 'Invalid login credentials',

@@ -1,0 +1,46 @@
+// A user's MFA factors on the admin API: GET /admin/users/{id}/factors lists them (unverified ones
+// too), DELETE …/factors/{factorId} removes one without the user's AAL2 (the operator's way out for
+// a user who lost their authenticator).
+import type { Deps } from '../../core/deps.ts';
+import type { Factor } from '../../core/http/response-schemas.ts';
+import { factorJson } from '../../core/user-json.ts';
+import { deleteFactor, downgradeSessionsOfFactor, findUserFactor, listFactors } from '../../db/mfa.repo.ts';
+import { findUserById } from '../../db/users.repo.ts';
+import { AuthError } from '../../errors.ts';
+import { type AdminContext, auditAdmin, userNotFound } from './admin-users.ts';
+
+/**
+ * The AMR method each factor type adds to a session (GoTrue's names). Sessions that used a deleted
+ * factor lose its method and fall back to aal1 unless another MFA method remains.
+ */
+const AMR_METHOD: Record<string, string> = { totp: 'totp', phone: 'mfa/phone', webauthn: 'mfa/webauthn' };
+
+export async function listUserFactors(deps: Deps, userId: string): Promise<Factor[]> {
+  if (!(await findUserById(deps.db, userId))) throw userNotFound();
+  return (await listFactors(deps.db, userId)).map(factorJson);
+}
+
+export async function deleteUserFactor(
+  deps: Deps,
+  ctx: AdminContext,
+  userId: string,
+  factorId: string,
+): Promise<Factor> {
+  const now = deps.clock();
+  return deps.db.transaction(async (tx) => {
+    const user = await findUserById(tx, userId);
+    if (!user) throw userNotFound();
+    const factor = await findUserFactor(tx, userId, factorId);
+    // Concurrent deletes: the second finds nothing to delete and answers like an unknown factor.
+    if (!factor || !(await deleteFactor(tx, factor.id))) throw new AuthError('mfa_factor_not_found');
+    await downgradeSessionsOfFactor(
+      tx,
+      factor.id,
+      AMR_METHOD[factor.factorType] ?? '',
+      Object.values(AMR_METHOD),
+      now,
+    );
+    await auditAdmin(tx, ctx, 'factor_deleted', user, { factor_id: factor.id });
+    return factorJson(factor);
+  });
+}

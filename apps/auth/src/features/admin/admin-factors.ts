@@ -7,13 +7,8 @@ import { factorJson } from '../../core/user-json.ts';
 import { deleteFactor, downgradeSessionsOfFactor, findUserFactor, listFactors } from '../../db/mfa.repo.ts';
 import { findUserById } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
+import { AMR_METHOD } from '../mfa/index.ts';
 import { type AdminContext, auditAdmin, userNotFound } from './admin-users.ts';
-
-/**
- * The AMR method each factor type adds to a session (GoTrue's names). Sessions that used a deleted
- * factor lose its method and fall back to aal1 unless another MFA method remains.
- */
-const AMR_METHOD: Record<string, string> = { totp: 'totp', phone: 'mfa/phone', webauthn: 'mfa/webauthn' };
 
 export async function listUserFactors(deps: Deps, userId: string): Promise<Factor[]> {
   if (!(await findUserById(deps.db, userId))) throw userNotFound();

@@ -98,13 +98,6 @@ export async function markFailed(
     .where(eq(mailOutbox.id, id));
 }
 
-/** Sent and given-up messages older than `before` (the periodic sweep; pending ones stay). */
-export async function deleteOldMail(db: DbOrTx, before: Date): Promise<void> {
-  await db.execute(
-    sql`delete from mail_outbox where status in ('sent', 'failed') and created_at < ${before.toISOString()}::timestamptz`,
-  );
-}
-
 /** The outbox kinds a reader may see: all of them, or only these (e.g. `['sms']`). */
 export type MailKinds = 'all' | readonly string[];
 const ofKinds = (kinds: MailKinds) => (kinds === 'all' ? undefined : inArray(mailOutbox.kind, [...kinds]));

@@ -340,6 +340,32 @@ export const envSchema = z.object({
     .meta({
       description: "a session ends this many seconds after its last refresh (GoTrue's setting; `0`: never)",
     }),
+  // The periodic sweep (core/sweep.ts): what the service no longer needs is deleted in small batches.
+  // Each RETENTION_* is how long a row is kept after it stopped being usable; one mechanism, so a
+  // retention policy (the Gulf edition's) is a matter of these settings.
+  SWEEP_INTERVAL: int(0, 86400)
+    .default(600)
+    .meta({ description: 'seconds between two sweeps of expired and ended rows (`0`: never sweep)' }),
+  RETENTION_REVOKED_REFRESH_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a rotated refresh token is kept after `REFRESH_TOKEN_REUSE_INTERVAL` (its replay then ends the session; after, it is unknown). The parent of the active token is always kept',
+    }),
+  RETENTION_ENDED_SESSIONS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a session ended by `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT` or `not_after` is kept',
+    }),
+  RETENTION_EXPIRED_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description: 'seconds expired email links and codes, PKCE flow states and MFA challenges are kept',
+    }),
+  AUDIT_LOG_RETENTION_DAYS: int(0, 100 * 365)
+    .default(90)
+    .meta({ description: 'days audit-log rows are kept (`0`: forever)' }),
   // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
   // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts), so a
   // broken one stops start-up. Unset: the built-in design, in the user's language.
@@ -467,6 +493,15 @@ export type Config = {
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
+  /** The periodic sweep (core/sweep.ts); seconds, except auditDays. */
+  sweep: {
+    interval: number;
+    revokedRefreshTokens: number;
+    endedSessions: number;
+    expiredTokens: number;
+    /** 0: keep forever. */
+    auditDays: number;
+  };
   /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
   mailer: {
     templates: Partial<Record<MailTemplateName, string>>;
@@ -756,6 +791,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
     SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
+    sweep: {
+      interval: e.SWEEP_INTERVAL,
+      revokedRefreshTokens: e.RETENTION_REVOKED_REFRESH_TOKENS,
+      endedSessions: e.RETENTION_ENDED_SESSIONS,
+      expiredTokens: e.RETENTION_EXPIRED_TOKENS,
+      auditDays: e.AUDIT_LOG_RETENTION_DAYS,
+    },
     mailer: {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),

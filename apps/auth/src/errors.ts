@@ -25,6 +25,7 @@ export const errorTable = {
   same_password: { status: 422, message: 'New password should be different from the old password.' },
   invalid_credentials: { status: 400, message: 'Invalid login credentials' },
   email_not_confirmed: { status: 400, message: 'Email not confirmed' },
+  phone_not_confirmed: { status: 400, message: 'Phone not confirmed' },
   user_banned: { status: 400, message: 'User is banned' },
   unsupported_grant_type: { status: 400, message: 'unsupported_grant_type' },
   refresh_token_not_found: { status: 400, message: 'Invalid Refresh Token: Refresh Token Not Found' },

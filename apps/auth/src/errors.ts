@@ -48,6 +48,13 @@ export const errorTable = {
     message: 'AAL2 session is required to update email or password when MFA is enabled.',
   },
   mfa_factor_not_found: { status: 404, message: 'Factor not found' },
+  // Passkeys (features/passkeys), GoTrue's codes and messages.
+  passkey_disabled: { status: 404, message: 'Passkeys are disabled' },
+  webauthn_challenge_not_found: { status: 400, message: 'Challenge not found or already used' },
+  webauthn_challenge_expired: { status: 400, message: 'Challenge has expired' },
+  webauthn_verification_failed: { status: 400, message: 'Credential verification failed' },
+  webauthn_credential_exists: { status: 422, message: 'This credential is already registered' },
+  too_many_passkeys: { status: 422, message: 'Maximum number of passkeys reached' },
   mfa_factor_name_conflict: {
     status: 422,
     message: 'A factor with the friendly name already exists for this user',

@@ -199,9 +199,8 @@ describe('sign-in', () => {
     const options = await sb.auth.passkey.startAuthentication();
     expect(options.error).toBeNull();
     expect(options.data?.challenge_id).toMatch(UUID);
-    expect((options.data?.options as { allowCredentials?: unknown[] }).allowCredentials ?? []).toHaveLength(
-      0,
-    );
+    const requestOptions = options.data?.options as { allowCredentials?: unknown[] } | undefined;
+    expect(requestOptions?.allowCredentials ?? []).toHaveLength(0);
     const { data, error } = await sb.auth.passkey.verifyAuthentication({
       challengeId: options.data?.challenge_id as string,
       credential: key.get(options.data?.options as never) as never,

@@ -22,6 +22,7 @@ import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.t
 import { metricsHandler } from './features/ops/metrics.routes.ts';
 import { settingsEndpoints } from './features/ops/settings.routes.ts';
 import { otpEndpoints } from './features/otp/otp.routes.ts';
+import { passkeyEndpoints } from './features/passkeys/passkeys.routes.ts';
 import { logoutEndpoints } from './features/session/logout.routes.ts';
 import { tokenEndpoints } from './features/session/token.routes.ts';
 import { signupEndpoints } from './features/signup/signup.routes.ts';
@@ -81,6 +82,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...otpEndpoints(deps),
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
+    ...passkeyEndpoints(deps),
     ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

@@ -219,6 +219,11 @@ export const envSchema = z.object({
   RATE_LIMIT_ANONYMOUS_USERS: int(0, 1_000_000)
     .default(30)
     .meta({ description: "anonymous sign-ins per IP per hour (GoTrue's setting)" }),
+  // GoTrue's RATE_LIMIT_PASSKEY: passkey sign-in ceremonies (options and verify) per IP per window.
+  RATE_LIMIT_PASSKEY_PER_IP: int(0, 1_000_000).default(30).meta({
+    description:
+      "passkey sign-ins (`/passkeys/authentication/options` and `/verify`) per IP per `RATE_LIMIT_WINDOW` (GoTrue's `RATE_LIMIT_PASSKEY`)",
+  }),
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000)
     .default(30)
     .meta({ description: 'email verifications per IP per window' }),
@@ -283,6 +288,18 @@ export const envSchema = z.object({
     .string()
     .default('Namaa')
     .meta({ description: 'WebAuthn relying-party name shown by the authenticator' }),
+  // Passkeys as a first factor (GoTrue's PASSKEY_ENABLED, MAX_PASSKEYS_PER_USER): the relying party
+  // above, the challenge lifetime WEBAUTHN_CHALLENGE_EXPIRY_DURATION.
+  PASSKEY_ENABLED: bool.default(false).meta({
+    description:
+      "sign-in with a passkey (`signInWithPasskey`, `passkey.*`, the admin passkey list and delete); off: GoTrue's `404 passkey_disabled`",
+  }),
+  PASSKEY_MAX_PER_USER: int(1, 100)
+    .default(10)
+    .meta({ description: "passkeys one account may register (GoTrue's `MAX_PASSKEYS_PER_USER`)" }),
+  WEBAUTHN_CHALLENGE_EXPIRY_DURATION: int(10, 3600)
+    .default(300)
+    .meta({ description: 'seconds a passkey registration or sign-in challenge stays usable' }),
   MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10).meta({ description: 'MFA factors per user' }),
   MFA_CHALLENGE_EXPIRY: int(10, 3600)
     .default(300)
@@ -311,6 +328,11 @@ export const envSchema = z.object({
   EXTERNAL_PHONE_ENABLED: bool.default(false).meta({
     description:
       "phone sign-in with SMS codes (`signInWithOtp({ phone })`, `verifyOtp` type `sms`) through `SMS_PROVIDER`; off: GoTrue's `phone_provider_disabled`",
+  }),
+  // GoTrue's SMS_AUTOCONFIRM: a phone + password sign-up is confirmed at once and signed in (no code).
+  SMS_AUTOCONFIRM: bool.default(false).meta({
+    description:
+      "phone + password sign-ups are confirmed at once and signed in, without an SMS code (GoTrue's `SMS_AUTOCONFIRM`)",
   }),
   SMS_OTP_EXP: int(10, 86400)
     .default(60)
@@ -473,7 +495,9 @@ export type Config = {
     maxFrequency: number;
     /** Test number (digits, no "+") → its fixed code. */
     testOtp: Map<string, string>;
+    autoconfirm: boolean;
   };
+  passkey: { enabled: boolean; maxPerUser: number; challengeExpiry: number };
   mfa: {
     rpId: string | undefined;
     rpOrigins: string[];
@@ -513,6 +537,7 @@ export type Config = {
     signinPerAccount: number;
     otpPerIp: number;
     anonymousPerIp: number;
+    passkeyPerIp: number;
     verifyPerIp: number;
     verifyCodesPerAddress: number;
     emailPerAddress: number;
@@ -773,6 +798,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otpExp: e.SMS_OTP_EXP,
       maxFrequency: e.SMS_MAX_FREQUENCY,
       testOtp: parseTestOtp(e.SMS_TEST_OTP),
+      autoconfirm: e.SMS_AUTOCONFIRM,
+    },
+    passkey: {
+      enabled: e.PASSKEY_ENABLED,
+      maxPerUser: e.PASSKEY_MAX_PER_USER,
+      challengeExpiry: e.WEBAUTHN_CHALLENGE_EXPIRY_DURATION,
     },
     mfa: {
       // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
@@ -808,6 +839,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
       anonymousPerIp: e.RATE_LIMIT_ANONYMOUS_USERS,
+      passkeyPerIp: e.RATE_LIMIT_PASSKEY_PER_IP,
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
       verifyCodesPerAddress: e.RATE_LIMIT_VERIFY_CODES_PER_ADDRESS,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,

@@ -240,6 +240,53 @@ export const mfaChallenges = pgTable(
   ],
 );
 
+/**
+ * Passkeys: WebAuthn credentials that sign in on their own (a first factor, GoTrue's
+ * webauthn_credentials), apart from WebAuthn MFA factors. Only public data: the credential id and
+ * public key (base64url), the signature counter and what the authenticator said of itself.
+ */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    credentialId: text('credential_id').notNull(),
+    publicKey: text('public_key').notNull(),
+    signCount: bigint('sign_count', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>().notNull().default([]),
+    aaguid: text('aaguid'),
+    backupEligible: boolean('backup_eligible').notNull().default(false),
+    backedUp: boolean('backed_up').notNull().default(false),
+    friendlyName: text('friendly_name').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+    lastUsedAt: tz('last_used_at'),
+  },
+  (t) => [
+    uniqueIndex('passkeys_credential_id_key').on(t.credentialId),
+    index('passkeys_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * Open passkey ceremonies: a registration (bound to the signed-in user) or a sign-in (no user yet:
+ * the authenticator names the account). Single use: consumed by DELETE … RETURNING.
+ */
+export const passkeyChallenges = pgTable(
+  'passkey_challenges',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    challengeType: text('challenge_type').notNull(), // registration | authentication
+    challenge: text('challenge').notNull(),
+    expiresAt: tz('expires_at').notNull(),
+    createdAt: created(),
+  },
+  (t) => [index('passkey_challenges_expires_idx').on(t.expiresAt)],
+);
+
 /** TOTP replay protection: a (factor, time step) pair can be used once. */
 export const usedTotpCodes = pgTable(
   'used_totp_codes',

@@ -10,6 +10,7 @@ import { hstsHeader, securityHeaders } from './core/http/security-headers.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { accountEndpoints } from './features/account/account.routes.ts';
 import { adminEndpoints } from './features/admin/admin.routes.ts';
 import { recoverEndpoints } from './features/email-links/recover.routes.ts';
 import { resendEndpoints } from './features/email-links/resend.routes.ts';
@@ -78,6 +79,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...otpEndpoints(deps),
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
+    ...accountEndpoints(deps),
     ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

@@ -78,6 +78,8 @@ const requests: Record<string, () => Request> = {
   'POST /otp': () => ({ method: 'POST', path: '/otp', body: { email: uniqueEmail('rt') } }),
   'PUT /user': () => ({ method: 'PUT', path: '/user', body: { data: { n: 1 } }, auth: true }),
   'GET /reauthenticate': () => ({ method: 'GET', path: '/reauthenticate', auth: true }),
+  // A wrong nonce: counted, then refused (the account stays).
+  'DELETE /account': () => ({ method: 'DELETE', path: '/account', body: { nonce: '000000' }, auth: true }),
   'GET /verify': () => ({ method: 'GET', path: '/verify?token=not-a-token&type=signup' }),
   'POST /verify': () => ({
     method: 'POST',

@@ -11,6 +11,7 @@ import { countAuthError } from './core/metrics.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { accountEndpoints } from './features/account/account.routes.ts';
 import { adminEndpoints } from './features/admin/admin.routes.ts';
 import { recoverEndpoints } from './features/email-links/recover.routes.ts';
 import { resendEndpoints } from './features/email-links/resend.routes.ts';
@@ -83,6 +84,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
     ...passkeyEndpoints(deps),
+    ...accountEndpoints(deps),
     ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

@@ -76,6 +76,14 @@ export const envSchema = z.object({
     description:
       'the embedded database flushes every commit to the disk before answering, so a power cut loses nothing acknowledged (PGlite alone never does; see "Reliability")',
   }),
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9]\d{0,5}(kB|MB|GB)$/, 'a PostgreSQL memory size such as 16MB')
+    .default('16MB')
+    .meta({
+      description:
+        "the embedded database's buffer cache (PostgreSQL's shared_buffers; PGlite's own default is 128MB). The operating system caches the data files as well, so a small cache costs little speed and keeps the process small (README, \"Footprint\")",
+    }),
   DATABASE_URL: optionalString.meta({
     description: 'use this PostgreSQL server instead of the embedded database',
     contract: true,
@@ -459,6 +467,8 @@ export type Config = {
   DATA_DIR: string;
   /** On-disk PGlite flushes every commit to the disk (db/pglite-durable.ts). */
   PGLITE_FSYNC: boolean;
+  /** The embedded database's shared_buffers (db/client.ts). */
+  PGLITE_SHARED_BUFFERS: string;
   DATABASE_URL: string | undefined;
   SMTP_URL: string | undefined;
   MAIL_FROM: string;
@@ -766,6 +776,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // 'memory://' (tests) is PGlite's in-memory marker, not a path: resolving it would put every test on disk.
     DATA_DIR: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : resolvePath(e.DATA_DIR),
     PGLITE_FSYNC: e.PGLITE_FSYNC,
+    PGLITE_SHARED_BUFFERS: e.PGLITE_SHARED_BUFFERS,
     DATABASE_URL: e.DATABASE_URL,
     SMTP_URL: e.SMTP_URL,
     MAIL_FROM: e.MAIL_FROM,

@@ -33,12 +33,19 @@ export type OpenDatabaseOptions = {
   dataDir: string;
   /** On-disk PGlite: make each commit durable (pglite-durable.ts). Default true; PGLITE_FSYNC. */
   fsync?: boolean;
+  /** The embedded database's shared_buffers, e.g. '16MB' (PGLITE_SHARED_BUFFERS; PGlite's own default is 128MB). */
+  sharedBuffers?: string;
   poolSize?: number;
 };
 
 /** The database the configuration names (the service and its CLI commands open the same one alike). */
 export function databaseOptions(config: Config): OpenDatabaseOptions {
-  return { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, fsync: config.PGLITE_FSYNC };
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    fsync: config.PGLITE_FSYNC,
+    sharedBuffers: config.PGLITE_SHARED_BUFFERS,
+  };
 }
 
 /** PostgreSQL when a URL is given, otherwise the embedded PGlite in DATA_DIR/pglite. */
@@ -97,11 +104,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let client: PGlite;
   try {
     const dir = join(options.dataDir, 'pglite');
+    // PGlite reserves PostgreSQL's default 128MB of shared buffers inside its WebAssembly memory,
+    // which the process then holds for good. The data files also sit in the operating system's page
+    // cache, so a small buffer cache keeps the process small at little cost (README, "Footprint").
+    const startParams = withSharedBuffers(PGlite.defaultStartParams, options.sharedBuffers ?? '16MB');
     client = inMemory
-      ? await PGlite.create(options.dataDir)
+      ? await PGlite.create({ dataDir: options.dataDir, startParams })
       : options.fsync === false
-        ? await PGlite.create(dir)
-        : await openDurablePglite(dir);
+        ? await PGlite.create({ dataDir: dir, startParams })
+        : await openDurablePglite(dir, startParams);
   } catch (err) {
     unlock();
     throw err;
@@ -119,6 +130,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       unlock();
     },
   };
+}
+
+/** PGlite's start parameters with PostgreSQL's shared_buffers set (the last `-c` of a name wins). */
+export function withSharedBuffers(params: readonly string[], size: string): string[] {
+  return [...params, '-c', `shared_buffers=${size}`];
 }
 
 /** An error and its causes, outermost first (bounded: a cause cycle must not hang the caller). */

@@ -51,10 +51,16 @@ type EmscriptenModule = {
   };
 };
 
-/** Opens (or creates) the PGlite database in `dir`, durable as above. */
-export function openDurablePglite(dir: string): Promise<PGlite> {
+/**
+ * Opens (or creates) the PGlite database in `dir`, durable as above. `startParams` are PGlite's
+ * (defaults when omitted); fsync is switched on in them.
+ */
+export function openDurablePglite(
+  dir: string,
+  startParams: readonly string[] = PGlite.defaultStartParams,
+): Promise<PGlite> {
   return PGlite.create({
     fs: new DurableNodeFS(dir),
-    startParams: [...PGlite.defaultStartParams.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'],
+    startParams: [...startParams.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'],
   });
 }

@@ -1,13 +1,12 @@
 // Every message's subject, HTML and plain text, prepared once at start-up:
 //  - the defaults: the react-email design (email-layout.ts) in each language, rendered to HTML and
-//    text with GoTrue's template variables where the values go;
+//    text with GoTrue's template variables where the values go (in a worker: default-designs.ts);
 //  - an operator's GoTrue templates (MAILER_TEMPLATES_*, MAILER_SUBJECTS_*), read from a file or URL.
 // Both become compiled Go-style templates (go-template.ts); sending a message only fills in the
 // values (HTML-escaped as Go's html/template does), so no React render ever runs per request, and a
 // broken operator template stops start-up instead of failing at send time.
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { render, toPlainText } from '@react-email/render';
 import {
   type Config,
   ConfigError,
@@ -15,10 +14,11 @@ import {
   type MailTemplateName,
   repoRoot,
 } from '../../config.ts';
-import { type MailKind, mailCopy } from './copy.ts';
-import { emailElement } from './email-layout.ts';
+import type { MailKind } from './copy.ts';
+import { designKey, renderDefaultDesigns } from './default-designs.ts';
 import { type CompiledTemplate, compileTemplate, escapeHtmlLikeGo, TemplateError } from './go-template.ts';
 import { MAIL_LOCALES, type MailLocale } from './locale.ts';
+import { headingSelectors, tidyText } from './plain-text.ts';
 
 export type { MailKind } from './copy.ts';
 export { MAIL_KINDS } from './copy.ts';
@@ -80,49 +80,7 @@ export type MailTemplates = {
   render(kind: MailKind, locale: MailLocale, values: MailValues): RenderedMail;
 };
 
-// html-to-text's defaults upper-case headings, which would also upper-case a variable inside one.
-const textOptions = {
-  selectors: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
-    selector,
-    options: { uppercase: false },
-  })),
-};
-
-/** Blank lines at most one at a time, no trailing spaces: html-to-text leaves some around skipped parts. */
-const tidyText = (s: string) =>
-  s
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-
-// The designed text part writes the link out itself (and skips the button), so hrefs are not repeated.
-const defaultTextOptions = {
-  selectors: [...textOptions.selectors, { selector: 'a', options: { ignoreHref: true } }],
-};
-
-type TemplateSources = { subject: string; html: string; text: string };
-/** Per process: a test run starts many servers, each would otherwise render the same design again. */
-const sourceCache = new Map<string, Promise<TemplateSources>>();
-
-/** The default design of one kind in one language, as template sources (HTML and text). */
-export function defaultTemplateSources(
-  kind: MailKind,
-  locale: MailLocale,
-  minutes: number,
-): Promise<TemplateSources> {
-  const key = `${kind}:${locale}:${minutes}`;
-  let sources = sourceCache.get(key);
-  if (!sources) {
-    const copy = mailCopy[locale];
-    const element = emailElement({ locale, copy, kind: copy.kinds[kind], minutes });
-    sources = Promise.all([
-      render(element),
-      render(element, { plainText: true, htmlToTextOptions: defaultTextOptions }),
-    ]).then(([html, text]) => ({ subject: copy.kinds[kind].subject, html, text: tidyText(text) }));
-    sourceCache.set(key, sources);
-  }
-  return sources;
-}
+const textOptions = { selectors: headingSelectors };
 
 /** Reads an operator's template as GoTrue takes it: an http(s) URL, or here also a file path. */
 async function readTemplateSource(setting: string, where: string): Promise<string> {
@@ -161,6 +119,15 @@ function compileSetting(setting: string, src: string): CompiledTemplate {
  */
 export async function createMailTemplates(config: Config): Promise<MailTemplates> {
   const minutes = Math.max(1, Math.round(config.MAILER_OTP_EXP / 60));
+  const designs = renderDefaultDesigns(minutes);
+  // html-to-text is only needed for an operator's own templates; without them it never loads.
+  const plainText = MAIL_TEMPLATE_NAMES.some((name) => config.mailer.templates[name])
+    ? (await import('@react-email/render')).toPlainText
+    : undefined;
+  const toPlainText = (html: string, options: typeof textOptions) => {
+    if (!plainText) throw new Error('html-to-text was not loaded: no operator template is configured');
+    return plainText(html, options);
+  };
   const overrides = new Map<
     MailTemplateName,
     { html: CompiledTemplate; text: CompiledTemplate | 'from-html' }
@@ -189,20 +156,19 @@ export async function createMailTemplates(config: Config): Promise<MailTemplates
   }
 
   const prepared = new Map<string, Prepared>();
-  await Promise.all(
-    MAIL_LOCALES.flatMap((locale) =>
-      (Object.keys(TEMPLATE_SETTING) as MailKind[]).map(async (kind) => {
-        const name = TEMPLATE_SETTING[kind];
-        const defaults = await defaultTemplateSources(kind, locale, minutes);
-        const override = name ? overrides.get(name) : undefined;
-        prepared.set(`${kind}:${locale}`, {
-          subject: (name ? subjects.get(name) : undefined) ?? compileDefault(defaults.subject),
-          html: override?.html ?? compileDefault(defaults.html),
-          text: override?.text ?? compileDefault(defaults.text),
-        });
-      }),
-    ),
-  );
+  const defaultSources = await designs;
+  for (const locale of MAIL_LOCALES)
+    for (const kind of Object.keys(TEMPLATE_SETTING) as MailKind[]) {
+      const name = TEMPLATE_SETTING[kind];
+      const defaults = defaultSources.get(designKey(kind, locale));
+      if (!defaults) throw new Error(`no built-in design for ${kind}/${locale}`);
+      const override = name ? overrides.get(name) : undefined;
+      prepared.set(`${kind}:${locale}`, {
+        subject: (name ? subjects.get(name) : undefined) ?? compileDefault(defaults.subject),
+        html: override?.html ?? compileDefault(defaults.html),
+        text: override?.text ?? compileDefault(defaults.text),
+      });
+    }
 
   return {
     render(kind, locale, values) {

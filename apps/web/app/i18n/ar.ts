@@ -286,6 +286,11 @@ export const ar: Messages = {
       submit: 'إنشاء حساب',
       toggle: 'لديك حساب بالفعل؟ سجّل الدخول',
     },
+    // Third-party sign-in buttons (features/auth/components/social-buttons.tsx): "<continueWith> Google".
+    social: {
+      divider: 'أو',
+      continueWith: 'المتابعة باستخدام',
+    },
     validation: {
       invalidEmail: 'عنوان البريد الإلكتروني غير صالح',
       passwordTooShort: 'يجب ألا تقل كلمة المرور عن 6 أحرف',

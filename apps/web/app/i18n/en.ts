@@ -282,6 +282,11 @@ export const en = {
       submit: 'Sign Up',
       toggle: 'Already have an account? Sign in',
     },
+    // Third-party sign-in buttons (features/auth/components/social-buttons.tsx): "<continueWith> Google".
+    social: {
+      divider: 'or',
+      continueWith: 'Continue with',
+    },
     validation: {
       invalidEmail: 'Invalid email address',
       passwordTooShort: 'Password must be at least 6 characters',

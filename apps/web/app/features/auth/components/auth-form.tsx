@@ -7,6 +7,7 @@ import { type AuthMode, paths } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
 import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
 import { ResendConfirmation } from '~/features/auth/components/resend-confirmation.tsx';
+import { SocialButtons } from '~/features/auth/components/social-buttons.tsx';
 import {
   type CredentialField,
   credentialLimits,
@@ -247,6 +248,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           {submitting ? m.auth.pending : copy.submit}
         </Button>
       </form>
+      {hydrated ? <SocialButtons disabled={submitting} /> : null}
       {resendOffer ? (
         <ResendConfirmation
           email={resendAddress}

@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import { eq, lt } from 'drizzle-orm';
+import type { DbOrTx } from './client.ts';
+import { oauthStates } from './schema.ts';
+
+export type OAuthStateRow = typeof oauthStates.$inferSelect;
+export type NewOAuthState = Omit<typeof oauthStates.$inferInsert, 'id' | 'createdAt'> & { now: Date };
+
+/** Records a sign-in leaving for the provider; sweeps the expired ones (indexed, usually none). */
+export async function insertOAuthState(db: DbOrTx, s: NewOAuthState): Promise<void> {
+  const { now, ...values } = s;
+  await db.delete(oauthStates).where(lt(oauthStates.expiresAt, now));
+  await db.insert(oauthStates).values({ ...values, id: randomUUID(), createdAt: now });
+}
+
+/** Single use: DELETE … RETURNING, so a replayed `state` (or two racing callbacks) finds nothing. */
+export async function consumeOAuthState(db: DbOrTx, stateHash: string): Promise<OAuthStateRow | undefined> {
+  const [row] = await db.delete(oauthStates).where(eq(oauthStates.stateHash, stateHash)).returning();
+  return row;
+}

@@ -23,6 +23,8 @@ export type IdentityProvider = {
   clientId: string;
   clientSecret: string;
   accounts: Map<string, IdpAccount>;
+  /** The account a sign-in without `login_hint` signs in as (a browser pressing the site's button). */
+  nextAccount: string | undefined;
   /** The service's settings for this provider under GoTrue's names (`EXTERNAL_<NAME>_…`). */
   env(name: string): Record<string, string>;
   allowRedirect(uri: string): void;
@@ -90,7 +92,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         void (async () => {
           try {
             const details = await provider.interactionDetails(req, res);
-            const hint = String(details.params.login_hint ?? '');
+            const hint = String(details.params.login_hint ?? idp.nextAccount ?? '');
             if (hint === 'refuse')
               return await provider.interactionFinished(req, res, {
                 error: 'access_denied',
@@ -108,7 +110,8 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     };
   };
 
-  return {
+  const idp: IdentityProvider = {
+    nextAccount: undefined,
     issuer,
     clientId,
     clientSecret,
@@ -137,6 +140,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         server.close(() => resolve());
       }),
   };
+  return idp;
 }
 
 /**

@@ -105,7 +105,9 @@ async function exchange(
   if (kind === 'github') return githubProfile(config, cfg, tokens.access_token);
   if (kind === 'x') return xProfile(config, tokens.access_token);
   // The claims were checked by openid-client; the signature is checked here against the JWKS.
-  await verifyIdToken(config, cfg, tokens.id_token ?? '');
+  await verifyIdToken(config, cfg, tokens.id_token ?? '').catch(() => {
+    throw new AuthError('bad_oauth_callback', 'Bad ID token');
+  });
   const claims: Record<string, unknown> = tokens.claims() ?? {};
   let info: Record<string, unknown> = {};
   if (config.serverMetadata().userinfo_endpoint) {

@@ -278,6 +278,50 @@ describe('signInWithOAuth', () => {
   });
 });
 
+describe('hostile input', () => {
+  it("answers clear 4xx in GoTrue's shape, never a 500", async () => {
+    const cases: [string, RequestInit | undefined, number][] = [
+      [`/authorize?provider=${'g'.repeat(3000)}`, undefined, 400],
+      ['/authorize?provider=google&redirect_to=javascript:alert(1)&skip_http_redirect=true', undefined, 200],
+      [
+        '/authorize?provider=google&code_challenge_method=md5&code_challenge=' + 'a'.repeat(43),
+        undefined,
+        400,
+      ],
+      [`/callback?state=${'s'.repeat(3000)}`, undefined, 400],
+      ['/callback?state=%00%ff&code=%00', undefined, 302],
+      [
+        '/token?grant_type=id_token',
+        { method: 'POST', body: JSON.stringify({ provider: 'google', id_token: 42 }) },
+        400,
+      ],
+      [
+        '/token?grant_type=id_token',
+        { method: 'POST', body: JSON.stringify({ provider: 'google', id_token: 'x'.repeat(30_000) }) },
+        400,
+      ],
+      [
+        '/token?grant_type=id_token',
+        { method: 'POST', body: JSON.stringify({ provider: 'google', id_token: 'a.b.c', nonce: ['x'] }) },
+        400,
+      ],
+      ['/token?grant_type=id_token', { method: 'POST', body: JSON.stringify({ provider: 'google' }) }, 400],
+    ];
+    for (const [path, init, status] of cases) {
+      const res = await t.api(path, { redirect: 'manual', ...init });
+      expect(res.status, path.slice(0, 80)).toBe(status);
+      if (status === 400) {
+        const body = await res.json();
+        expect(body.error_code ?? body.error, path.slice(0, 80)).toBeTruthy();
+      }
+      if (status === 200) {
+        // A redirect_to that is not allowed falls back to SITE_URL (stored with the state), never used as is.
+        expect((await res.json()).url).toContain(idp.issuer);
+      }
+    }
+  });
+});
+
 describe('signInWithIdToken', () => {
   it('signs in with a valid Google ID token and checks the nonce', async () => {
     const a = account();

@@ -159,7 +159,11 @@ export function AuthForm({ initialMode }: AuthFormProps) {
         ? `${m.account.notices.linkExpired} ${m.account.notices.linkNext}`
         : notice === 'invalid'
           ? `${m.account.notices.linkInvalid} ${m.account.notices.linkNext}`
-          : '';
+          : notice === 'provider'
+            ? m.account.notices.providerFailed
+            : notice === 'provider-email'
+              ? m.account.notices.providerEmailTaken
+              : '';
 
   if (session.status === 'needs-mfa')
     return (

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { eq, lt } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
 import { oauthStates } from './schema.ts';
 
 export type OAuthStateRow = typeof oauthStates.$inferSelect;
 export type NewOAuthState = Omit<typeof oauthStates.$inferInsert, 'id' | 'createdAt'> & { now: Date };
 
-/** Records a sign-in leaving for the provider; sweeps the expired ones (indexed, usually none). */
+/** Records a sign-in leaving for the provider (expired ones go in the sweep, core/sweep.ts). */
 export async function insertOAuthState(db: DbOrTx, s: NewOAuthState): Promise<void> {
   const { now, ...values } = s;
-  await db.delete(oauthStates).where(lt(oauthStates.expiresAt, now));
   await db.insert(oauthStates).values({ ...values, id: randomUUID(), createdAt: now });
 }
 

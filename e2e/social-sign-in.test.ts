@@ -67,7 +67,7 @@ async function openAuth(page: Page, url: string): Promise<string[]> {
 
 describe('social sign-in on the site', () => {
   for (const locale of LOCALES) {
-    it(`signs up with Google from ${locale.prefix || '/'}auth and lands signed in (${locale.prefix ? 'ar' : 'en'})`, async () => {
+    it(`signs up with Google from ${locale.prefix}/auth and lands signed in (${locale.prefix ? 'ar' : 'en'})`, async () => {
       const context = await browser.newContext(desktop);
       const page = await context.newPage();
       const { errors } = recordConsole(page);

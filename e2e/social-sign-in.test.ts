@@ -71,7 +71,8 @@ describe('social sign-in on the site', () => {
       const context = await browser.newContext(desktop);
       const page = await context.newPage();
       const { errors } = recordConsole(page);
-      const calls = await openAuth(page, `${product.origin}${locale.prefix}/auth?mode=signup`);
+      // The sign-in mode waits for the visitor (`?mode=signup` hydrates at once, auth-prehydration).
+      const calls = await openAuth(page, `${product.origin}${locale.prefix}/auth`);
       // Nothing before the visitor interacts: no buttons in the page, no settings request.
       expect(await page.getByTestId('social-sign-in').count()).toBe(0);
       expect(calls).toEqual([]);
@@ -81,6 +82,10 @@ describe('social sign-in on the site', () => {
       expect((await google.textContent())?.trim()).toBe(locale.google);
       expect((await page.getByTestId('social-oidc').textContent())?.trim()).toBe(locale.acme);
       expect(await page.getByTestId('social-apple').count()).toBe(0);
+      // Sign-up offers the same buttons.
+      await page.getByTestId('auth-toggle').click();
+      await page.waitForURL(/mode=signup/);
+      await page.getByTestId('social-google').waitFor();
       const account = newAccount();
       idp.nextAccount = account.id;
       await google.click();

@@ -12,3 +12,15 @@ export function relyingParty(config: Config): { id: string; origins: string[]; n
     name: config.mfa.rpName,
   };
 }
+
+type SimpleWebAuthn = typeof import('@simplewebauthn/server');
+let library: Promise<SimpleWebAuthn> | undefined;
+
+/**
+ * @simplewebauthn/server, loaded on the first WebAuthn request: ~4 MB of heap (its CBOR, ASN.1 and
+ * attestation code) that a service whose users never register a key need not hold (README, "Footprint").
+ */
+export function webauthn(): Promise<SimpleWebAuthn> {
+  library ??= import('@simplewebauthn/server');
+  return library;
+}

@@ -1,13 +1,7 @@
 // WebAuthn factors through @simplewebauthn/server. The relying party comes from configuration
 // (core/webauthn-rp.ts).
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
 import type { Config } from '../../config.ts';
-import { relyingParty } from '../../core/webauthn-rp.ts';
+import { relyingParty, webauthn } from '../../core/webauthn-rp.ts';
 import type { FactorRow, UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
@@ -28,7 +22,7 @@ export async function webauthnOptions(
 ): Promise<{ session: WebauthnSession; publicKey: Record<string, unknown> }> {
   const rp = relyingParty(config);
   if (factor.status !== 'verified') {
-    const options = await generateRegistrationOptions({
+    const options = await (await webauthn()).generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.id,
       userName: user.email || user.id,
@@ -49,7 +43,7 @@ export async function webauthnOptions(
   }
   const credential = credentialOf(factor);
   if (!credential) throw new AuthError('mfa_factor_not_found', 'WebAuthn factor has no credential');
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: [
       { id: credential.id, ...(credential.transports ? { transports: credential.transports as never } : {}) },
@@ -80,7 +74,7 @@ export async function verifyWebauthn(
   const rp = relyingParty(config);
   try {
     if (session.type === 'create') {
-      const result = await verifyRegistrationResponse({
+      const result = await (await webauthn()).verifyRegistrationResponse({
         response: response as never,
         expectedChallenge: session.challenge,
         expectedOrigin: rp.origins,
@@ -101,7 +95,7 @@ export async function verifyWebauthn(
     }
     const stored = credentialOf(factor);
     if (!stored) throw failed('factor has no credential');
-    const result = await verifyAuthenticationResponse({
+    const result = await (await webauthn()).verifyAuthenticationResponse({
       response: response as never,
       expectedChallenge: session.challenge,
       expectedOrigin: rp.origins,

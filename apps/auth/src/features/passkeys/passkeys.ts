@@ -3,21 +3,14 @@
 // visitor signs in with one without naming an account: the authenticator's user handle (the user
 // id, as GoTrue's WebAuthnID) and the credential id lead to the account, and the signature over the
 // server's single-use challenge proves it. The relying party is the MFA one (core/webauthn-rp.ts).
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { AdminCaller } from '../../core/http/guards.ts';
 import { adminActor } from '../../core/http/guards.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
-import { relyingParty } from '../../core/webauthn-rp.ts';
+import { relyingParty, webauthn } from '../../core/webauthn-rp.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
 import { listFactors } from '../../db/mfa.repo.ts';
@@ -140,7 +133,7 @@ export async function startRegistration(
   const name = user.email || user.phone || user.id;
   const displayName =
     typeof user.userMetadata.name === 'string' && user.userMetadata.name ? user.userMetadata.name : name;
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: name,
@@ -169,9 +162,9 @@ export async function finishRegistration(
   await requireManagementAal(deps, user, session);
   const ceremony = await takeCeremony(deps, input.challengeId, 'registration', user.id);
   const rp = relyingParty(deps.config);
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  let verified: Awaited<ReturnType<Awaited<ReturnType<typeof webauthn>>['verifyRegistrationResponse']>>;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response: input.credential as unknown as RegistrationResponseJSON,
       expectedChallenge: ceremony.challenge,
       expectedOrigin: rp.origins,
@@ -217,7 +210,7 @@ export async function startAuthentication(deps: Deps, meta: RequestMeta): Promis
   assertPasskeysEnabled(deps);
   await passkeyIpLimit(deps, meta);
   const rp = relyingParty(deps.config);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: 'preferred',
     timeout: deps.config.passkey.challengeExpiry * 1000,
@@ -260,7 +253,7 @@ export async function finishAuthentication(
   const rp = relyingParty(deps.config);
   let newCounter: number;
   try {
-    const result = await verifyAuthenticationResponse({
+    const result = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: ceremony.challenge,
       expectedOrigin: rp.origins,

@@ -118,10 +118,10 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
      from ${users} where i % 20 = 2`,
     `insert into mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at)
      select ${id('f1000000', 'i')}, ${id('a0000000', 'i')}, 'phone app', 'totp', 'verified', md5('secret' || i), now(), now()
-     from ${users} where i % 50 = 3`,
+     from ${users} where i % 5 = 3`,
     `insert into used_totp_codes (factor_id, time_step, created_at)
      select ${id('f1000000', 'i')}, extract(epoch from now())::bigint / 30 - k, now()
-     from ${users}, generate_series(0, 2) as k where i % 50 = 3`,
+     from ${users}, generate_series(0, 2) as k where i % 5 = 3`,
     `insert into passkeys (id, user_id, credential_id, public_key, sign_count, transports, friendly_name, created_at, updated_at)
      select ${id('f3000000', 'i')}, ${id('a0000000', 'i')}, left(md5('cred' || i) || md5(i || 'cred'), 43),
        repeat(md5('pk' || i), 3), 0, '["internal", "hybrid"]', 'iPhone', now(), now()
@@ -133,7 +133,7 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
     `insert into mfa_challenges (id, factor_id, ip_address, expires_at, created_at)
      select ${id('f2000000', 'i')}, ${id('f1000000', 'i')}, '203.0.113.9',
        case when ${dueCase('i')} then ${ago(30, 'i')} - interval '2 days' else now() + interval '5 minutes' end, now()
-     from ${users} where i % 50 = 3`,
+     from ${users} where i % 5 = 3`,
     `insert into audit_log_entries (id, action, actor_id, ip_address, payload, created_at)
      select ${id('e2000000', `i * ${shape.auditPerUser} + k`)},
        (array['login', 'token_refreshed', 'token_refreshed', 'logout', 'user_recovery_requested'])[1 + k % 5],

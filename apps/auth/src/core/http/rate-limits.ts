@@ -47,6 +47,12 @@ export const perIpLimits = {
     windowSec: 3600,
     endpoints: ['POST /signup (anonymous)'],
   },
+  // Passkey sign-in ceremonies (GoTrue's RATE_LIMIT_PASSKEY): both steps, as neither needs an account.
+  passkey: {
+    key: 'passkey:ip',
+    setting: 'passkeyPerIp',
+    endpoints: ['POST /passkeys/authentication/options', 'POST /passkeys/authentication/verify'],
+  },
   // Email links and codes.
   verify: { key: 'verify:ip', setting: 'verifyPerIp', endpoints: ['GET /verify', 'POST /verify'] },
   // MFA challenge and verify (GoTrue: 15 per minute); five-minute windows, like the per-factor budget.

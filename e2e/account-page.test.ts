@@ -221,7 +221,7 @@ describe('the account page', { timeout: 240_000 }, () => {
     }
   });
 
-  it('enrols an authenticator app (QR image, setup key, first code), shows aal2, then removes it (en, ar)', async () => {
+  it('enrols an authenticator app (QR image, setup key, first code), shows aal2; another browser steps up to aal2 to remove it (en, ar)', async () => {
     for (const e of editions) {
       const email = await account(`acct-totp-${e.locale}`);
       const { context, page } = await newPage();
@@ -246,10 +246,27 @@ describe('the account page', { timeout: 240_000 }, () => {
       const factor = section.getByTestId('account-factor');
       await poll(() => factor.getAttribute('data-status')).toBe('verified');
       await poll(() => page.getByTestId('account-aal').getAttribute('data-aal')).toBe('aal2');
-      await factor.getByRole('button').click();
-      await toast(page, e.removed).waitFor();
-      await poll(() => section.getByTestId('account-factor').count()).toBe(0);
       await context.close();
+      // Another browser, password only (aal1): the page sends it through the sign-in's second step
+      // first (the step-up), then back here at aal2, where the factor can be removed.
+      const later = await newPage();
+      await later.page.goto(`${origin}${e.prefix}/account`);
+      await later.page.waitForURL(/\/auth\?next=/);
+      await later.page.locator('input[name=email]').fill(email);
+      await later.page.locator('input[name=password]').fill(PASSWORD);
+      await later.page.locator('button[type=submit]').click();
+      await later.page.getByTestId('mfa-step').waitFor();
+      // The next time step's code: the enrolment spent this one (replay protection).
+      const code = await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
+      await later.page.locator('input[name=code]').fill(code);
+      await later.page.getByTestId('mfa-step').locator('button[type=submit]').click();
+      await later.page.waitForURL(`${origin}${e.prefix}/account`);
+      await poll(() => later.page.getByTestId('account-aal').getAttribute('data-aal')).toBe('aal2');
+      const listed = later.page.getByTestId('account-mfa').getByTestId('account-factor');
+      await listed.getByRole('button').click();
+      await toast(later.page, e.removed).waitFor();
+      await poll(() => listed.count()).toBe(0);
+      await later.context.close();
     }
   });
 

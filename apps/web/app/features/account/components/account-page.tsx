@@ -49,7 +49,6 @@ export function AccountPage() {
               <DataSection
                 auth={auth}
                 session={state.session}
-                user={state.user}
                 onDeleted={() => {
                   leaving.current = true;
                 }}

@@ -1,4 +1,4 @@
-import type { Session, User } from '@supabase/auth-js';
+import type { Session } from '@supabase/auth-js';
 import { type FormEvent, useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Button } from '~/components/ui/button.tsx';
@@ -22,7 +22,6 @@ export function DataSection({
 }: {
   auth: AuthClient;
   session: Session;
-  user: User;
   onDeleted: () => void;
 }) {
   const m = useMessages();

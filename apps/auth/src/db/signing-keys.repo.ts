@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { StoredKey } from '../crypto/jwt.ts';
 import { generateSigningKey } from '../crypto/jwt.ts';
 import type { DbOrTx } from './client.ts';
@@ -8,12 +8,23 @@ export async function listSigningKeys(db: DbOrTx): Promise<StoredKey[]> {
   return db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt));
 }
 
-/** Creates the first ES256 key on first start; keys live in the database (so every instance shares them). */
+/** The transaction advisory lock of the first-key check ("namaa-ke" in ASCII). */
+const FIRST_KEY_LOCK = 0x6e616d61612d6b65n;
+
+/**
+ * Creates the first ES256 key on first start; keys live in the database (so every instance shares
+ * them). Instances starting together on an empty database must not each add a key: each would sign
+ * with its own while the other, having loaded before it existed, rejects its tokens (an unknown kid
+ * until the next reload). So the check and the insert run under a transaction advisory lock.
+ */
 export async function ensureSigningKey(db: DbOrTx): Promise<void> {
-  const keys = await listSigningKeys(db);
-  if (keys.some((k) => k.status === 'active')) return;
+  if ((await listSigningKeys(db)).some((k) => k.status === 'active')) return;
   const key = await generateSigningKey();
-  await db.insert(signingKeys).values(key).onConflictDoNothing();
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_KEY_LOCK.toString()}::bigint)`);
+    if ((await listSigningKeys(tx)).some((k) => k.status === 'active')) return;
+    await tx.insert(signingKeys).values(key).onConflictDoNothing();
+  });
 }
 
 /** A created_at strictly after every existing key's, whatever the clocks say. */

@@ -16,6 +16,9 @@ fi
 # A Node downloaded by ensure-node.sh (when the machine's is older than 22.22) lives in the app
 # directory, where the service user can read it, not in root's home.
 export NAMAA_NODE_CACHE="${NAMAA_NODE_CACHE:-$PWD/.node}"
+# Its own package.json: without one, npm would take this checkout as the project and install there.
+mkdir -p "$NAMAA_NODE_CACHE"
+[ -f "$NAMAA_NODE_CACHE/package.json" ] || echo '{ "private": true }' > "$NAMAA_NODE_CACHE/package.json"
 # shellcheck source=../scripts/ensure-node.sh
 source scripts/ensure-node.sh
 started=$(date +%s)

@@ -1,4 +1,5 @@
 import net, { type AddressInfo } from 'node:net';
+import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
@@ -18,6 +19,7 @@ import { countQueuedMail } from './db/outbox.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
 import { sweepExpiredFactors } from './features/mfa/factors.ts';
+import { onlineBackupResponder } from './features/ops/online-backup.ts';
 import { sweepPasskeyChallenges } from './features/passkeys/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 
@@ -295,6 +297,15 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       () => process.exit(1),
     );
   };
+  // `npm run backup` while the service runs on the embedded database (features/ops/online-backup.ts).
+  if (server.deps.database.kind === 'pglite' && !config.DATA_DIR.startsWith('memory://')) {
+    const backup = onlineBackupResponder({
+      dataDir: config.DATA_DIR,
+      client: (server.deps.db as unknown as { $client: PGlite }).$client,
+      logger,
+    });
+    process.on('SIGUSR2', () => void backup());
+  }
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

@@ -8,7 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { DEFAULT_NAMESPACE, quoteIdent, withSearchPath } from './namespace.ts';
+import { DEFAULT_NAMESPACE, pgConnection, quoteIdent } from './namespace.ts';
 import { openDurablePglite } from './pglite-durable.ts';
 import * as schema from './schema.ts';
 
@@ -57,7 +57,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       // Every pooled connection starts with search_path = the namespace (no extra round trip).
-      connectionString: withSearchPath(options.databaseUrl, namespace),
+      ...pgConnection(options.databaseUrl, namespace),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
       // Bounded statements: a stuck lock must become an error (→ 503), not a hung request.

@@ -59,15 +59,27 @@ export const FIRST_MIGRATION_MILLIS = 1795294565755;
 export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
- * The PostgreSQL connection string with `search_path` set to the namespace as a startup option,
- * added to any `options` the operator put in DATABASE_URL (pg lets the URL's parameters override the
- * pool's own settings, so it has to travel in the URL).
+ * How the pg pool connects so that every connection starts with `search_path` = the namespace: the
+ * `options` startup parameter. pg lets parameters in the URL override the pool's own settings, so
+ * when DATABASE_URL carries `options` already, ours is appended there; otherwise (also for a
+ * connection string WHATWG URL cannot parse, such as `postgresql://user@/db?host=/run/postgresql`)
+ * it goes in the pool's settings.
  */
-export function withSearchPath(databaseUrl: string, namespace: string): string {
-  const url = new URL(databaseUrl);
-  const own = url.searchParams.get('options');
-  url.searchParams.set('options', [own, `-c search_path=${namespace}`].filter(Boolean).join(' '));
-  return url.href;
+export function pgConnection(
+  databaseUrl: string,
+  namespace: string,
+): { connectionString: string; options?: string } {
+  const ours = `-c search_path=${namespace}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    // not a WHATWG URL: pg's own parser reads it, and sets no `options` of its own
+  }
+  const own = url?.searchParams.get('options');
+  if (!url || !own) return { connectionString: databaseUrl, options: ours };
+  url.searchParams.set('options', `${own} ${ours}`);
+  return { connectionString: url.href };
 }
 
 /** Runs one SQL statement (optionally with $n parameters) and returns its rows. */

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dbNamespaceProblem } from '../../src/config.ts';
 import { type Database, openDatabase, queryRows } from '../../src/db/client.ts';
 import { migrate, migrationsFolder } from '../../src/db/migrate.ts';
-import { withSearchPath } from '../../src/db/namespace.ts';
+import { pgConnection } from '../../src/db/namespace.ts';
 import * as schema from '../../src/db/schema.ts';
 import { createFreshDatabase, type FreshDatabase } from '../support/fresh-database.ts';
 
@@ -87,15 +87,22 @@ it('DB_NAMESPACE accepts lower-case SQL names and refuses the rest in one line',
   expect(dbNamespaceProblem('drizzle')).toMatch(/reserved for the migration bookkeeping/);
 });
 
-it('the namespace travels as a startup option, after any the operator gave', () => {
-  expect(withSearchPath('postgres://u:p@db:5432/app', 'auth')).toBe(
-    'postgres://u:p@db:5432/app?options=-c+search_path%3Dauth',
-  );
-  const merged = new URL(
-    withSearchPath('postgres://db/app?options=-c%20work_mem%3D8MB&sslmode=require', 'x'),
-  );
-  expect(merged.searchParams.get('options')).toBe('-c work_mem=8MB -c search_path=x');
-  expect(merged.searchParams.get('sslmode')).toBe('require');
+it('the namespace travels as the startup option `options`, after any the operator gave in DATABASE_URL', () => {
+  expect(pgConnection('postgres://u:p@db:5432/app', 'auth')).toEqual({
+    connectionString: 'postgres://u:p@db:5432/app',
+    options: '-c search_path=auth',
+  });
+  // pg would let the URL's `options` replace the pool's: ours joins the URL's.
+  const merged = pgConnection('postgres://db/app?options=-c%20work_mem%3D8MB&sslmode=require', 'x');
+  expect(merged.options).toBeUndefined();
+  const url = new URL(merged.connectionString);
+  expect(url.searchParams.get('options')).toBe('-c work_mem=8MB -c search_path=x');
+  expect(url.searchParams.get('sslmode')).toBe('require');
+  // A socket form WHATWG URL cannot parse is left to pg as it was.
+  expect(pgConnection('postgresql://u@/app?host=/run/postgresql', 'auth')).toEqual({
+    connectionString: 'postgresql://u@/app?host=/run/postgresql',
+    options: '-c search_path=auth',
+  });
 });
 
 describe('layout', () => {

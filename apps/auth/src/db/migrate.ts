@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -32,6 +33,7 @@ export const MIGRATION_LOCK_KEY = 0x6e616d61612d6d69n;
  * table is kept in that schema too.
  */
 export async function migrate(database: Database, folder = migrationsFolder): Promise<void> {
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
   const config = {
     migrationsFolder: folder,
     migrationsSchema: database.namespace,
@@ -43,6 +45,7 @@ export async function migrate(database: Database, folder = migrationsFolder): Pr
     await prepareNamespace(
       async (text, params) => (await client.query(text, params)).rows as Awaited<ReturnType<RunSql>>,
       database.namespace,
+      migrations,
     );
     // biome-ignore lint/suspicious/noExplicitAny: the two drivers' migrators take their own db types
     await migratePglite(database.db as any, config);
@@ -57,6 +60,7 @@ export async function migrate(database: Database, folder = migrationsFolder): Pr
     await prepareNamespace(
       async (text, params) => (await client.query(text, params)).rows,
       database.namespace,
+      migrations,
     );
     await migratePg(drizzlePg(client), config);
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);

@@ -28,32 +28,27 @@ export const DEFAULT_NAMESPACE = 'auth';
 /** drizzle's migration bookkeeping table, kept in the namespace (migrate.ts). */
 export const MIGRATIONS_TABLE = '__drizzle_migrations';
 
-/**
- * The tables of the layout before namespaces (migrations 0000–0002, all in `public`). Frozen: a
- * table added later never existed there, so it is not part of recognising an old installation.
- */
-export const PUBLIC_LAYOUT_TABLES = [
-  'audit_log_entries',
-  'flow_state',
-  'identities',
-  'mail_outbox',
-  'mfa_challenges',
-  'mfa_factors',
-  'one_time_tokens',
-  'rate_limit_counters',
-  'refresh_tokens',
-  'server_secrets',
-  'sessions',
-  'signing_keys',
-  'used_totp_codes',
-  'users',
-] as const;
+/** One migration as drizzle reads it from the folder (drizzle-orm/migrator's readMigrationFiles). */
+export type MigrationFile = { sql: string[]; folderMillis: number };
 
 /**
- * The `created_at` drizzle recorded for our first migration (0000_initial's `when` in the journal):
- * a bookkeeping row with it in `drizzle.__drizzle_migrations` says the tables in `public` are ours.
+ * The tables our migrations recorded as applied up to `lastApplied` created (and did not drop):
+ * what an installation of an earlier release has in `public`, read from the migrations themselves
+ * so that it holds for whichever release it was.
  */
-export const FIRST_MIGRATION_MILLIS = 1795294565755;
+export function tablesCreatedBy(migrations: MigrationFile[], lastApplied: number): string[] {
+  const tables = new Set<string>();
+  for (const m of migrations) {
+    if (m.folderMillis > lastApplied) break;
+    for (const statement of m.sql) {
+      for (const [, name] of statement.matchAll(/create\s+table\s+(?:if\s+not\s+exists\s+)?"([^"]+)"/gi))
+        tables.add(name as string);
+      for (const [, name] of statement.matchAll(/drop\s+table\s+(?:if\s+exists\s+)?"([^"]+)"/gi))
+        tables.delete(name as string);
+    }
+  }
+  return [...tables].sort();
+}
 
 /** `"name"`: the namespace is validated (config.ts dbNamespaceProblem), quoting is for keywords. */
 export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -91,18 +86,22 @@ export type NamespaceOutcome = 'ready' | 'adopted';
  * Gets the namespace ready for drizzle's migrator, in one transaction (on PostgreSQL the caller
  * holds the migration advisory lock): creates the schema; when our bookkeeping is not there yet but
  * an installation of an earlier release is (its tables in `public`, its bookkeeping in `drizzle`),
- * moves those tables and the bookkeeping into the namespace ('adopted'), so the migrator carries on
- * where that release stopped. A `users` table in the namespace that we did not create (e.g. GoTrue's
+ * moves those tables (the ones its recorded migrations created) and the bookkeeping into the
+ * namespace ('adopted'), so the migrator carries on where that release stopped. A `users` table in the namespace that we did not create (e.g. GoTrue's
  * own `auth.users`) is refused: the migrations would otherwise fail half-way or mix two services.
  * Tables of someone else in `public` are never touched: adoption needs our bookkeeping row AND all
  * of our tables there.
  */
-export async function prepareNamespace(run: RunSql, namespace: string): Promise<NamespaceOutcome> {
+export async function prepareNamespace(
+  run: RunSql,
+  namespace: string,
+  migrations: MigrationFile[],
+): Promise<NamespaceOutcome> {
   const ns = quoteIdent(namespace);
   await run('begin');
   try {
     await run(`create schema if not exists ${ns}`);
-    const outcome = await adoptOrCheck(run, namespace);
+    const outcome = await adoptOrCheck(run, namespace, migrations);
     await run('commit');
     return outcome;
   } catch (err) {
@@ -116,14 +115,18 @@ async function exists(run: RunSql, qualifiedName: string): Promise<boolean> {
   return rows[0]?.found === true;
 }
 
-async function adoptOrCheck(run: RunSql, namespace: string): Promise<NamespaceOutcome> {
+async function adoptOrCheck(
+  run: RunSql,
+  namespace: string,
+  migrations: MigrationFile[],
+): Promise<NamespaceOutcome> {
   const ns = quoteIdent(namespace);
   if (await exists(run, `${ns}.${MIGRATIONS_TABLE}`)) return 'ready';
 
-  if (await isPublicLayout(run)) {
+  const tables = await publicLayoutTables(run, migrations);
+  if (tables) {
     if (namespace !== 'public')
-      for (const table of PUBLIC_LAYOUT_TABLES)
-        await run(`alter table public.${quoteIdent(table)} set schema ${ns}`);
+      for (const table of tables) await run(`alter table public.${quoteIdent(table)} set schema ${ns}`);
     await run(`alter table drizzle.${MIGRATIONS_TABLE} set schema ${ns}`);
     // drizzle's schema held nothing else of ours; drop it only if it is empty now.
     await run(
@@ -139,16 +142,29 @@ async function adoptOrCheck(run: RunSql, namespace: string): Promise<NamespaceOu
   return 'ready';
 }
 
-/** Our bookkeeping in `drizzle` (with our first migration) and every one of our tables in `public`. */
-async function isPublicLayout(run: RunSql): Promise<boolean> {
-  if (!(await exists(run, `drizzle.${MIGRATIONS_TABLE}`))) return false;
+/**
+ * The tables to move when `public` holds an installation of ours from before namespaces: drizzle's
+ * bookkeeping in `drizzle` records our first migration (its exact timestamp), and every table the
+ * recorded migrations created is in `public`. Undefined when it is not ours. When the bookkeeping
+ * is ours but tables are missing, refuse rather than start an empty installation beside the data.
+ */
+async function publicLayoutTables(run: RunSql, migrations: MigrationFile[]): Promise<string[] | undefined> {
+  const first = migrations[0];
+  if (!first || !(await exists(run, `drizzle.${MIGRATIONS_TABLE}`))) return undefined;
   const ours = await run(`select 1 from drizzle.${MIGRATIONS_TABLE} where created_at = $1 limit 1`, [
-    FIRST_MIGRATION_MILLIS,
+    first.folderMillis,
   ]);
-  if (ours.length === 0) return false;
-  const tables = await run(
-    `select count(*)::int as n from pg_catalog.pg_tables where schemaname = 'public' and tablename = any($1::text[])`,
-    [PUBLIC_LAYOUT_TABLES],
+  if (ours.length === 0) return undefined;
+  const last = await run(`select max(created_at)::text as last from drizzle.${MIGRATIONS_TABLE}`);
+  const tables = tablesCreatedBy(migrations, Number(last[0]?.last));
+  const present = await run(
+    `select tablename from pg_catalog.pg_tables where schemaname = 'public' and tablename = any($1::text[])`,
+    [tables],
   );
-  return tables[0]?.n === PUBLIC_LAYOUT_TABLES.length;
+  const missing = tables.filter((t) => !present.some((r) => r.tablename === t));
+  if (missing.length > 0)
+    throw new Error(
+      `drizzle.${MIGRATIONS_TABLE} records this service's migrations but public lacks ${missing.join(', ')}: restore them (or remove that record) before upgrading`,
+    );
+  return tables;
 }

@@ -154,13 +154,16 @@ it('a database of the release before namespaces moves into auth in place: every 
     });
     expect((await pkce.auth.resetPasswordForEmail(email)).error).toBeNull();
     await before.inbox.waitFor(email);
-    // Passkeys need a browser's authenticator (their own suite has one): rows written directly.
+    // Passkeys need an authenticator (their own suite has one): rows written directly.
     const db = before.server.deps.db;
     const userId = signUp.data.user?.id as string;
     await db.execute(sql`insert into passkeys (id, user_id, credential_id, public_key)
       values (gen_random_uuid(), ${userId}, 'cred-upgrade', 'pk-upgrade')`);
     await db.execute(sql`insert into passkey_challenges (id, user_id, challenge_type, challenge, expires_at)
       values (gen_random_uuid(), ${userId}, 'registration', 'ch-upgrade', now() + interval '5 minutes')`);
+    // A social sign-in in flight needs an OpenID provider (its suite runs one): a row written directly.
+    await db.execute(sql`insert into oauth_states (id, state_hash, provider, redirect_to, provider_verifier, link_user_id, expires_at)
+      values (gen_random_uuid(), 'state-upgrade', 'google', ${before.url}, 'verifier-upgrade', ${userId}, now() + interval '5 minutes')`);
   } finally {
     await before.close();
   }

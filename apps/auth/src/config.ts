@@ -141,6 +141,11 @@ export const envSchema = z.object({
     description: 'use this PostgreSQL server instead of the embedded database',
     contract: true,
   }),
+  // GoTrue's DB_NAMESPACE: the schema that holds every table and the SQL helpers auth.uid() & co.
+  DB_NAMESPACE: z.string().trim().default('auth').meta({
+    description:
+      "the schema holding the service's tables (`<schema>.users`) and GoTrue's SQL helpers `uid()`, `role()`, `email()`, `jwt()`; a lower-case SQL name",
+  }),
   SMTP_URL: optionalString.meta({
     description:
       '`smtp://user:pass@host:port` or `smtps://…` for outgoing mail (another scheme is refused at start-up)',
@@ -554,6 +559,8 @@ export type Config = {
   /** On-disk PGlite flushes every commit to the disk (db/pglite-durable.ts). */
   PGLITE_FSYNC: boolean;
   DATABASE_URL: string | undefined;
+  /** The schema every table lives in (db/namespace.ts); a validated lower-case SQL identifier. */
+  DB_NAMESPACE: string;
   SMTP_URL: string | undefined;
   MAIL_FROM: string;
   ANON_KEY: string;
@@ -753,6 +760,23 @@ function isLoopbackHost(hostname: string): boolean {
  * change under a running service (a restarted container) and every visitor would silently share the
  * proxy's rate-limit bucket, the very failure this setting exists to prevent.
  */
+/**
+ * Why DB_NAMESPACE cannot name our schema, or undefined. It travels unquoted in the connection's
+ * search_path and quoted in DDL, so only names both spell alike are accepted: lower-case letters,
+ * digits and `_`, not starting with a digit, at most 63 bytes (PostgreSQL's limit); `pg_*` and
+ * `information_schema` belong to PostgreSQL, `drizzle` to the bookkeeping of earlier releases.
+ */
+export function dbNamespaceProblem(value: string): string | undefined {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value))
+    return `DB_NAMESPACE: ${JSON.stringify(value)} is not a schema name (lower-case letters, digits and _, not starting with a digit, at most 63)`;
+  if (value.startsWith('pg_') || value === 'information_schema')
+    return `DB_NAMESPACE: ${JSON.stringify(value)} is reserved by PostgreSQL`;
+  // Where releases before namespaces kept drizzle's migration bookkeeping (db/namespace.ts).
+  if (value === 'drizzle')
+    return 'DB_NAMESPACE: "drizzle" is reserved for the migration bookkeeping of earlier releases';
+  return undefined;
+}
+
 export function trustProxyProblem(entry: string): string | undefined {
   if (entry === '*') return undefined;
   const [addr = '', bits, extra] = entry.split('/');
@@ -833,6 +857,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'SMTP_URL: must be smtp://user:password@host:port or smtps://… (the value is not shown: it may hold a password)',
       );
   }
+  const namespaceProblem = dbNamespaceProblem(e.DB_NAMESPACE);
+  if (namespaceProblem) invalid.push(namespaceProblem);
   const trustProxy = e.TRUST_PROXY.split(',')
     .map((v) => v.trim())
     .filter(Boolean);
@@ -929,6 +955,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DATA_DIR: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : resolvePath(e.DATA_DIR),
     PGLITE_FSYNC: e.PGLITE_FSYNC,
     DATABASE_URL: e.DATABASE_URL,
+    DB_NAMESPACE: e.DB_NAMESPACE,
     SMTP_URL: e.SMTP_URL,
     MAIL_FROM: e.MAIL_FROM,
     ANON_KEY: e.ANON_KEY,

@@ -50,6 +50,88 @@ declare module 'zod' {
   }
 }
 
+/** GoTrue's seven auth hooks, by the name their settings use (HOOK_<NAME>_…). */
+export const HOOK_NAMES = [
+  'CUSTOM_ACCESS_TOKEN',
+  'SEND_SMS',
+  'SEND_EMAIL',
+  'MFA_VERIFICATION_ATTEMPT',
+  'PASSWORD_VERIFICATION_ATTEMPT',
+  'BEFORE_USER_CREATED',
+  'AFTER_USER_CREATED',
+] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/** One hook's three settings, GoTrue's names; `what` says what the hook does, for the README. */
+function hookSettings<N extends HookName>(name: N, what: string) {
+  return {
+    [`HOOK_${name}_ENABLED`]: bool.default(false).meta({ description: `the ${what}` }),
+    [`HOOK_${name}_URI`]: optionalString.meta({
+      description:
+        'where the hook runs: `pg-functions://postgres/<schema>/<function>` (also on the embedded database), `https://…`, or `http://` to localhost only',
+    }),
+    [`HOOK_${name}_SECRETS`]: optionalString.meta({
+      description:
+        'for an http(s) hook: Standard Webhooks secrets `v1,whsec_<base64>`, several separated by `|` (each signs the request)',
+    }),
+  } as {
+    [K in `HOOK_${N}_ENABLED`]: typeof bool;
+  } & { [K in `HOOK_${N}_URI` | `HOOK_${N}_SECRETS`]: typeof optionalString };
+}
+
+/** An enabled hook: where it runs, and how it is reached. */
+export type HookTarget =
+  | { kind: 'http'; uri: string; secrets: string[] }
+  | { kind: 'pg'; uri: string /** `"schema"."function"`, quoted for SQL. */; functionName: string };
+
+const POSTGRES_NAME = /^[a-zA-Z_][a-zA-Z0-9_$]{0,62}$/;
+const WEBHOOK_SECRET = /^v1,whsec_[A-Za-z0-9+/=]{24,}$/;
+
+/**
+ * Reads HOOK_<NAME>_* into a target, or undefined when the hook is off. Mistakes stop start-up, as in
+ * GoTrue (its ValidateExtensibilityPoint): a scheme other than pg-functions/https (http only to
+ * localhost), a schema or function name that is not a plain identifier, a secret not `v1,whsec_…`.
+ */
+function hookTarget(name: HookName, e: Record<string, unknown>, invalid: string[]): HookTarget | undefined {
+  const enabled = e[`HOOK_${name}_ENABLED`] === true;
+  const uri = e[`HOOK_${name}_URI`] as string | undefined;
+  const secrets = ((e[`HOOK_${name}_SECRETS`] as string | undefined) ?? '').split('|').filter(Boolean);
+  if (!enabled) return undefined;
+  const setting = `HOOK_${name}_URI`;
+  if (!uri) {
+    invalid.push(`${setting}: HOOK_${name}_ENABLED is true but no URI is set`);
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    invalid.push(`${setting}: not a URL`);
+    return undefined;
+  }
+  if (u.protocol === 'pg-functions:') {
+    const parts = u.pathname.split('/');
+    const [schema, fn] = [parts[1] ?? '', parts[2] ?? ''];
+    if (!POSTGRES_NAME.test(schema) || !POSTGRES_NAME.test(fn)) {
+      invalid.push(`${setting}: expected pg-functions://postgres/<schema>/<function>`);
+      return undefined;
+    }
+    return { kind: 'pg', uri, functionName: `"${schema}"."${fn}"` };
+  }
+  const localHttp = u.protocol === 'http:' && isLoopbackHost(u.hostname);
+  if (u.protocol !== 'https:' && !localHttp) {
+    invalid.push(
+      `${setting}: only pg-functions:// and https:// hooks are supported (http:// only to localhost)`,
+    );
+    return undefined;
+  }
+  if (secrets.length === 0) invalid.push(`HOOK_${name}_SECRETS: an http(s) hook needs a v1,whsec_… secret`);
+  for (const secret of secrets)
+    if (!WEBHOOK_SECRET.test(secret))
+      invalid.push(`HOOK_${name}_SECRETS: each secret must be v1,whsec_<base64> (the value is not shown)`);
+  return { kind: 'http', uri, secrets };
+}
+
 export const envSchema = z.object({
   NODE_ENV: z
     .string()
@@ -384,7 +466,23 @@ export const envSchema = z.object({
   MAILER_SUBJECTS_REAUTHENTICATION: optionalString.meta({
     description: "the reauthentication code mail's subject (may use the same variables)",
     unsetMeans: "the built-in subject, in the user's language",
-  }),
+  }), // GoTrue's auth hooks (core/hooks): HOOK_<NAME>_ENABLED, _URI, _SECRETS for each of the seven.
+  ...hookSettings(
+    'CUSTOM_ACCESS_TOKEN',
+    'custom access-token hook: changes the claims of every access token',
+  ),
+  ...hookSettings('SEND_SMS', 'send-SMS hook: delivers SMS codes instead of `SMS_PROVIDER`'),
+  ...hookSettings('SEND_EMAIL', 'send-email hook: delivers auth mail instead of SMTP'),
+  ...hookSettings(
+    'MFA_VERIFICATION_ATTEMPT',
+    'MFA verification hook: told of every second-factor code checked, may reject',
+  ),
+  ...hookSettings(
+    'PASSWORD_VERIFICATION_ATTEMPT',
+    'password verification hook: told of every password sign-in checked, may reject',
+  ),
+  ...hookSettings('BEFORE_USER_CREATED', 'before-user-created hook: may refuse a new account'),
+  ...hookSettings('AFTER_USER_CREATED', 'after-user-created hook: told of every new account'),
 });
 
 export type Config = {
@@ -457,6 +555,8 @@ export type Config = {
     templates: Partial<Record<MailTemplateName, string>>;
     subjects: Partial<Record<MailTemplateName, string>>;
   };
+  /** The enabled auth hooks (core/hooks); a hook that is off has no entry. */
+  hooks: Partial<Record<HookName, HookTarget>>;
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -625,6 +725,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (corsOrigins.includes('*') && corsOrigins.length > 1)
     invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
+  const hooks: Partial<Record<HookName, HookTarget>> = {};
+  for (const name of HOOK_NAMES) {
+    const target = hookTarget(name, e, invalid);
+    if (target) hooks[name] = target;
+  }
   if (invalid.length > 0) throw new ConfigError(problemList('Invalid configuration', invalid));
 
   const problems: string[] = [];
@@ -737,6 +842,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
     },
+    hooks,
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

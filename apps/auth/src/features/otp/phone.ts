@@ -7,6 +7,7 @@ import { otpHash } from '../../core/email-tokens.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
@@ -98,10 +99,13 @@ export async function requestPhoneOtp(
       to: `+${phone}`,
       body: `Your Namaa sign-in code is ${code}. It expires in ${Math.max(1, Math.round(cfg.otpExp / 60))} minute(s).`,
       kind: 'phone_otp',
+      hook: { otp: code, user: userJson(account, []), ip: meta.ip },
     });
   } catch (err) {
     deps.logger.error({ err: (err as Error).message, sms: deps.sms.kind }, 'SMS send failed');
     await deleteUserTokens(deps.db, account.id, ['sms']).catch(() => {});
+    // The send-SMS hook's own answer (a refusal, a timeout) reaches the client as GoTrue's.
+    if (err instanceof AuthError) throw err;
     throw new AuthError('sms_send_failed');
   }
 }

@@ -249,6 +249,18 @@ export const envSchema = z.object({
     description:
       'browser origins allowed to call the API: `*` or a comma-separated list of origins (`https://app.example`); others get no `Access-Control-Allow-Origin`',
   }),
+  // Prometheus metrics at /metrics (core/metrics.ts). In production they are off unless a bearer
+  // token protects them: counts of sign-ins and errors are operator information, not public.
+  METRICS_ENABLED: bool.optional().meta({
+    description:
+      'serve Prometheus metrics at `/metrics` (`false`: not served; `true` in production without `METRICS_TOKEN` serves them to anyone who reaches the port, with a start-up warning)',
+    unsetMeans: 'on outside production; in production on only when `METRICS_TOKEN` is set',
+  }),
+  METRICS_TOKEN: optionalString.meta({
+    description:
+      '`/metrics` then needs `Authorization: Bearer <token>` (Prometheus `authorization.credentials`); ≥ 32 characters in production',
+    unsetMeans: 'unset: no token asked',
+  }),
   SUPABASE_URL: optionalString.meta({
     description: 'auth origin the site should use, e.g. a hosted Supabase project',
     unsetMeans: "the page's own origin",
@@ -519,6 +531,9 @@ export type Config = {
   HSTS_INCLUDE_SUBDOMAINS: boolean;
   /** ['*'] or exact origins (`https://app.example`, no path). */
   CORS_ALLOWED_ORIGINS: string[];
+  /** /metrics is served (METRICS_ENABLED, or its default worked out from production and the token). */
+  METRICS_ENABLED: boolean;
+  METRICS_TOKEN: string | undefined;
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
@@ -760,6 +775,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`SITE_URL must be https in production (got ${siteUrl.origin})`);
     if (e.SERVICE_ROLE_KEY !== undefined && e.SERVICE_ROLE_KEY.length < 32)
       problems.push('SERVICE_ROLE_KEY must be at least 32 characters');
+    if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < 32)
+      problems.push('METRICS_TOKEN must be at least 32 characters');
+    if (e.METRICS_ENABLED === true && e.METRICS_TOKEN === undefined)
+      warnings.push(
+        'METRICS_ENABLED=true without METRICS_TOKEN: /metrics answers anyone who reaches the port; set METRICS_TOKEN or block /metrics at the proxy',
+      );
   }
   const smsProvider = e.SMS_PROVIDER || (production ? 'none' : 'dev');
   if (smsProvider === 'webhook' && !e.SMS_WEBHOOK_URL)
@@ -810,6 +831,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     HSTS_MAX_AGE: e.HSTS_MAX_AGE,
     HSTS_INCLUDE_SUBDOMAINS: e.HSTS_INCLUDE_SUBDOMAINS,
     CORS_ALLOWED_ORIGINS: corsOrigins.length > 0 ? corsOrigins : ['*'],
+    METRICS_ENABLED: e.METRICS_ENABLED ?? (!production || e.METRICS_TOKEN !== undefined),
+    METRICS_TOKEN: e.METRICS_TOKEN,
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,

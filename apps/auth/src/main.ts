@@ -8,12 +8,13 @@ import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
+import { addMetricsSource } from './core/metrics.ts';
 import { openMigratedDatabase } from './core/open-database.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
 import { causeOf, databaseStartupError, StartupError } from './core/startup-error.ts';
 import { KeyStore } from './crypto/jwt.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { deleteOldMail } from './db/outbox.repo.ts';
+import { countQueuedMail, deleteOldMail } from './db/outbox.repo.ts';
 import { deleteOldCounters } from './db/rate-limits.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
@@ -176,6 +177,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     keys.reload().catch((err) => logger.warn({ err: (err as Error).message }, 'signing key reload failed'));
   }, 60_000);
   keyReloader.unref();
+  // Read at each scrape of /metrics, never in between.
+  const removeMetricsSource = addMetricsSource({
+    mailQueueDepth: () => countQueuedMail(database.db),
+    poolStats: () => database.poolStats(),
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -187,6 +193,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         clearInterval(sweeper);
         clearInterval(factorSweeper);
         clearInterval(keyReloader);
+        removeMetricsSource();
         const conns = server as unknown as { closeAllConnections?(): void; closeIdleConnections?(): void };
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -222,6 +222,23 @@ export const envSchema = z.object({
   PASSWORD_REJECT_COMMON: bool.default(true).meta({
     description: "refuse the ~49,000 most common passwords, the account's email and the brand name",
   }),
+  // Breached passwords (core/breached-passwords.ts): GoTrue's PASSWORD_HIBP_* settings, and the
+  // range API's base URL (ours), so an operator can use a self-hosted mirror.
+  PASSWORD_HIBP_ENABLED: bool.default(false).meta({
+    description:
+      "refuse passwords found in Have I Been Pwned's breach corpus on sign-up, password change and reset (`weak_password`, reason `pwned`); only the first 5 hex digits of the password's SHA-1 leave the server",
+  }),
+  PASSWORD_HIBP_FAIL_CLOSED: bool.default(false).meta({
+    description:
+      'when the range API cannot be reached in 5 s: `false` lets the password through (logged), `true` refuses the request (503)',
+  }),
+  PASSWORD_HIBP_API_URL: z.url().default('https://api.pwnedpasswords.com').meta({
+    description:
+      'the k-anonymity range API (`<url>/range/<5 hex digits>`): the public one or a self-hosted mirror',
+  }),
+  PASSWORD_HIBP_USER_AGENT: z.string().default('namaa-auth').meta({
+    description: 'the `User-Agent` sent to the range API (the public one asks for one)',
+  }),
   // Sign-up, recover and resend answer no sooner than this (ms), so timing does not reveal accounts.
   EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300).meta({
     description: 'sign-up, recover and resend answer no sooner than this (ms), so timing reveals no account',
@@ -525,6 +542,8 @@ export type Config = {
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
   PASSWORD_REJECT_COMMON: boolean;
+  /** Breached-password checks (core/breached-passwords.ts); undefined when off. */
+  hibp: { apiUrl: string; failClosed: boolean; userAgent: string } | undefined;
   EMAIL_RESPONSE_FLOOR_MS: number;
   TRUST_PROXY: string[];
   HSTS_MAX_AGE: number;
@@ -826,6 +845,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
+    hibp: e.PASSWORD_HIBP_ENABLED
+      ? {
+          apiUrl: e.PASSWORD_HIBP_API_URL.replace(/\/+$/, ''),
+          failClosed: e.PASSWORD_HIBP_FAIL_CLOSED,
+          userAgent: e.PASSWORD_HIBP_USER_AGENT,
+        }
+      : undefined,
     EMAIL_RESPONSE_FLOOR_MS: e.EMAIL_RESPONSE_FLOOR_MS,
     TRUST_PROXY: trustProxy,
     HSTS_MAX_AGE: e.HSTS_MAX_AGE,

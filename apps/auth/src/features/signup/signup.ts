@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { assertNotBreached } from '../../core/breached-passwords.ts';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
@@ -42,6 +43,7 @@ export async function signUp(
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
   assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), { email: input.email });
   const email = parseEmail(input.email);
+  await assertNotBreached(deps, input.password);
   // The language of the confirmation mail, remembered in user_metadata.locale for later mail.
   const { locale, metadata: data } = signupLocale(
     input.data ?? {},

@@ -11,6 +11,7 @@ import { countAuthError } from './core/metrics.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { accountEndpoints } from './features/account/account.routes.ts';
 import { adminEndpoints } from './features/admin/admin.routes.ts';
 import { recoverEndpoints } from './features/email-links/recover.routes.ts';
 import { resendEndpoints } from './features/email-links/resend.routes.ts';
@@ -22,6 +23,7 @@ import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.t
 import { metricsHandler } from './features/ops/metrics.routes.ts';
 import { settingsEndpoints } from './features/ops/settings.routes.ts';
 import { otpEndpoints } from './features/otp/otp.routes.ts';
+import { passkeyEndpoints } from './features/passkeys/passkeys.routes.ts';
 import { logoutEndpoints } from './features/session/logout.routes.ts';
 import { tokenEndpoints } from './features/session/token.routes.ts';
 import { signupEndpoints } from './features/signup/signup.routes.ts';
@@ -81,6 +83,8 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...otpEndpoints(deps),
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
+    ...passkeyEndpoints(deps),
+    ...accountEndpoints(deps),
     ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];

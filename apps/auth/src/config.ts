@@ -318,6 +318,11 @@ export const envSchema = z.object({
   RATE_LIMIT_ANONYMOUS_USERS: int(0, 1_000_000)
     .default(30)
     .meta({ description: "anonymous sign-ins per IP per hour (GoTrue's setting)" }),
+  // GoTrue's RATE_LIMIT_PASSKEY: passkey sign-in ceremonies (options and verify) per IP per window.
+  RATE_LIMIT_PASSKEY_PER_IP: int(0, 1_000_000).default(30).meta({
+    description:
+      "passkey sign-ins (`/passkeys/authentication/options` and `/verify`) per IP per `RATE_LIMIT_WINDOW` (GoTrue's `RATE_LIMIT_PASSKEY`)",
+  }),
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000)
     .default(30)
     .meta({ description: 'email verifications per IP per window' }),
@@ -382,6 +387,18 @@ export const envSchema = z.object({
     .string()
     .default('Namaa')
     .meta({ description: 'WebAuthn relying-party name shown by the authenticator' }),
+  // Passkeys as a first factor (GoTrue's PASSKEY_ENABLED, MAX_PASSKEYS_PER_USER): the relying party
+  // above, the challenge lifetime WEBAUTHN_CHALLENGE_EXPIRY_DURATION.
+  PASSKEY_ENABLED: bool.default(false).meta({
+    description:
+      "sign-in with a passkey (`signInWithPasskey`, `passkey.*`, the admin passkey list and delete); off: GoTrue's `404 passkey_disabled`",
+  }),
+  PASSKEY_MAX_PER_USER: int(1, 100)
+    .default(10)
+    .meta({ description: "passkeys one account may register (GoTrue's `MAX_PASSKEYS_PER_USER`)" }),
+  WEBAUTHN_CHALLENGE_EXPIRY_DURATION: int(10, 3600)
+    .default(300)
+    .meta({ description: 'seconds a passkey registration or sign-in challenge stays usable' }),
   MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10).meta({ description: 'MFA factors per user' }),
   MFA_CHALLENGE_EXPIRY: int(10, 3600)
     .default(300)
@@ -411,6 +428,11 @@ export const envSchema = z.object({
     description:
       "phone sign-in with SMS codes (`signInWithOtp({ phone })`, `verifyOtp` type `sms`) through `SMS_PROVIDER`; off: GoTrue's `phone_provider_disabled`",
   }),
+  // GoTrue's SMS_AUTOCONFIRM: a phone + password sign-up is confirmed at once and signed in (no code).
+  SMS_AUTOCONFIRM: bool.default(false).meta({
+    description:
+      "phone + password sign-ups are confirmed at once and signed in, without an SMS code (GoTrue's `SMS_AUTOCONFIRM`)",
+  }),
   SMS_OTP_EXP: int(10, 86400)
     .default(60)
     .meta({ description: "seconds a sign-in SMS code stays valid (GoTrue's)" }),
@@ -439,6 +461,32 @@ export const envSchema = z.object({
     .meta({
       description: "a session ends this many seconds after its last refresh (GoTrue's setting; `0`: never)",
     }),
+  // The periodic sweep (core/sweep.ts): what the service no longer needs is deleted in small batches.
+  // Each RETENTION_* is how long a row is kept after it stopped being usable; one mechanism, so a
+  // retention policy (the Gulf edition's) is a matter of these settings.
+  SWEEP_INTERVAL: int(0, 86400)
+    .default(600)
+    .meta({ description: 'seconds between two sweeps of expired and ended rows (`0`: never sweep)' }),
+  RETENTION_REVOKED_REFRESH_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a rotated refresh token is kept after `REFRESH_TOKEN_REUSE_INTERVAL` (its replay then ends the session; after, it is unknown). The parent of the active token is always kept',
+    }),
+  RETENTION_ENDED_SESSIONS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a session ended by `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT` or `not_after` is kept',
+    }),
+  RETENTION_EXPIRED_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description: 'seconds expired email links and codes, PKCE flow states and MFA challenges are kept',
+    }),
+  AUDIT_LOG_RETENTION_DAYS: int(0, 100 * 365)
+    .default(90)
+    .meta({ description: 'days audit-log rows are kept (`0`: forever)' }),
   // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
   // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts), so a
   // broken one stops start-up. Unset: the built-in design, in the user's language.
@@ -564,7 +612,9 @@ export type Config = {
     maxFrequency: number;
     /** Test number (digits, no "+") → its fixed code. */
     testOtp: Map<string, string>;
+    autoconfirm: boolean;
   };
+  passkey: { enabled: boolean; maxPerUser: number; challengeExpiry: number };
   mfa: {
     rpId: string | undefined;
     rpOrigins: string[];
@@ -584,6 +634,15 @@ export type Config = {
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
+  /** The periodic sweep (core/sweep.ts); seconds, except auditDays. */
+  sweep: {
+    interval: number;
+    revokedRefreshTokens: number;
+    endedSessions: number;
+    expiredTokens: number;
+    /** 0: keep forever. */
+    auditDays: number;
+  };
   /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
   mailer: {
     templates: Partial<Record<MailTemplateName, string>>;
@@ -597,6 +656,7 @@ export type Config = {
     signinPerAccount: number;
     otpPerIp: number;
     anonymousPerIp: number;
+    passkeyPerIp: number;
     verifyPerIp: number;
     verifyCodesPerAddress: number;
     emailPerAddress: number;
@@ -869,6 +929,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otpExp: e.SMS_OTP_EXP,
       maxFrequency: e.SMS_MAX_FREQUENCY,
       testOtp: parseTestOtp(e.SMS_TEST_OTP),
+      autoconfirm: e.SMS_AUTOCONFIRM,
+    },
+    passkey: {
+      enabled: e.PASSKEY_ENABLED,
+      maxPerUser: e.PASSKEY_MAX_PER_USER,
+      challengeExpiry: e.WEBAUTHN_CHALLENGE_EXPIRY_DURATION,
     },
     mfa: {
       // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
@@ -887,6 +953,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
     SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
+    sweep: {
+      interval: e.SWEEP_INTERVAL,
+      revokedRefreshTokens: e.RETENTION_REVOKED_REFRESH_TOKENS,
+      endedSessions: e.RETENTION_ENDED_SESSIONS,
+      expiredTokens: e.RETENTION_EXPIRED_TOKENS,
+      auditDays: e.AUDIT_LOG_RETENTION_DAYS,
+    },
     mailer: {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
@@ -898,6 +971,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
       anonymousPerIp: e.RATE_LIMIT_ANONYMOUS_USERS,
+      passkeyPerIp: e.RATE_LIMIT_PASSKEY_PER_IP,
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
       verifyCodesPerAddress: e.RATE_LIMIT_VERIFY_CODES_PER_ADDRESS,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,

@@ -38,7 +38,8 @@ function windowOf(nowMs: number, windowSec: number) {
   return { start: new Date(start), retryAfter: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
 }
 
-const redactKey = (key: string) => key.replace(/:[^:]*@.*$/, ':<email>');
+// Neither an address nor a phone number reaches the logs (a phone account's key ends in ":+digits").
+const redactKey = (key: string) => key.replace(/:[^:]*@.*$/, ':<email>').replace(/:\+?\d{6,15}$/, ':<phone>');
 
 function tooMany(deps: Deps, key: string, retryAfter: number, code: ErrorCode = 'over_request_rate_limit') {
   deps.logger.warn({ limit: redactKey(key), retryAfter }, 'rate limit reached');

@@ -22,7 +22,10 @@ export type AuditAction =
   | 'factor_unenrolled'
   | 'user_deleted'
   | 'admin_link_generated'
-  | 'factor_deleted';
+  | 'factor_deleted'
+  | 'passkey_created'
+  | 'passkey_updated'
+  | 'passkey_deleted';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */
 export async function audit(

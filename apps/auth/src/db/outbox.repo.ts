@@ -101,7 +101,6 @@ export async function markFailed(
     .where(eq(mailOutbox.id, id));
 }
 
-/** Sent and given-up messages older than `before` (the periodic sweep; pending ones stay). */
 /** Messages waiting to go out (pending or being sent): the outbox queue depth /metrics reports. */
 export async function countQueuedMail(db: DbOrTx): Promise<number> {
   // Served by mail_outbox_pending_idx (a partial index on exactly these statuses).
@@ -110,12 +109,6 @@ export async function countQueuedMail(db: DbOrTx): Promise<number> {
     sql`select count(*)::int as n from mail_outbox where status in ('pending', 'sending')`,
   );
   return Number(rows[0]?.n ?? 0);
-}
-
-export async function deleteOldMail(db: DbOrTx, before: Date): Promise<void> {
-  await db.execute(
-    sql`delete from mail_outbox where status in ('sent', 'failed') and created_at < ${before.toISOString()}::timestamptz`,
-  );
 }
 
 /** The outbox kinds a reader may see: all of them, or only these (e.g. `['sms']`). */

@@ -15,15 +15,20 @@ export function hookSmsSender(deps: HookDeps): SmsSender {
   return {
     kind: 'hook',
     async send(m) {
+      let user = m.hook?.user;
+      if (!user && m.hook?.userId) {
+        const row = await findUserById(deps.db, m.hook.userId);
+        user = row ? userJson(row, []) : undefined;
+      }
       await runHook(
         deps,
         'SEND_SMS',
         {
-          user: m.hook?.user ?? {},
+          user: user ?? {},
           sms: {
             otp: m.hook?.otp ?? '',
-            // GoTrue names MFA codes `mfa`; a phone sign-in code carries no type.
-            ...(m.kind === 'mfa_phone' ? { sms_type: 'mfa' } : {}),
+            // GoTrue names MFA codes `mfa` and a number change's `phone_change`; a sign-in code has none.
+            ...(m.hook?.smsType ? { sms_type: m.hook.smsType } : {}),
             phone: m.to.replace(/^\+/, ''),
           },
         },

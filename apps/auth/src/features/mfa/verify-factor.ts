@@ -144,7 +144,7 @@ export async function createChallenge(
         to: `+${factor.phone}`,
         body: `Your Namaa verification code is ${code}. It expires in ${Math.round(deps.config.mfa.challengeExpiry / 60)} minutes.`,
         kind: 'mfa_phone',
-        hook: { otp: code, user: userJson(user, []), ip: meta.ip },
+        hook: { otp: code, user: userJson(user, []), smsType: 'mfa', ip: meta.ip },
       });
     } catch (err) {
       deps.logger.error({ err: (err as Error).message, sms: deps.sms.kind }, 'SMS send failed');

@@ -222,6 +222,27 @@ export const envSchema = z.object({
   PASSWORD_REJECT_COMMON: bool.default(true).meta({
     description: "refuse the ~49,000 most common passwords, the account's email and the brand name",
   }),
+  // CAPTCHA (core/http/captcha.ts): GoTrue's SECURITY_CAPTCHA_* settings, plus the verify URL (ours),
+  // for a self-hosted verifier or a local fake in tests.
+  SECURITY_CAPTCHA_ENABLED: bool.default(false).meta({
+    description:
+      "require a CAPTCHA token (`gotrue_meta_security.captcha_token`, supabase-js `captchaToken`) on sign-up, password sign-in, recover, resend, OTP and anonymous sign-in (GoTrue's endpoints); `400 captcha_failed` without a valid one",
+  }),
+  SECURITY_CAPTCHA_PROVIDER: z.enum(['hcaptcha', 'turnstile']).default('hcaptcha').meta({
+    description:
+      "`hcaptcha` or `turnstile` (GoTrue's default is hcaptcha; the site's widget defaults to Turnstile's)",
+  }),
+  SECURITY_CAPTCHA_SECRET: optionalString.meta({
+    description: "the provider's secret key (required when CAPTCHA is on; never logged)",
+  }),
+  SECURITY_CAPTCHA_TIMEOUT: int(1, 60).default(10).meta({
+    description: "seconds to wait for the provider's verify answer (GoTrue: 10 s)",
+  }),
+  SECURITY_CAPTCHA_VERIFY_URL: optionalString.meta({
+    description: "where tokens are verified (the provider's `siteverify` form API)",
+    unsetMeans:
+      "the provider's own: `https://hcaptcha.com/siteverify` or Cloudflare's `…/turnstile/v0/siteverify`",
+  }),
   // Breached passwords (core/breached-passwords.ts): GoTrue's PASSWORD_HIBP_* settings, and the
   // range API's base URL (ours), so an operator can use a self-hosted mirror.
   PASSWORD_HIBP_ENABLED: bool.default(false).meta({
@@ -590,6 +611,15 @@ export type Config = {
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
   PASSWORD_REJECT_COMMON: boolean;
+  /** CAPTCHA on the public forms (core/http/captcha.ts); undefined when off. */
+  captcha:
+    | {
+        provider: 'hcaptcha' | 'turnstile';
+        secret: string;
+        verifyUrl: string;
+        timeoutMs: number;
+      }
+    | undefined;
   /** Breached-password checks (core/breached-passwords.ts); undefined when off. */
   hibp: { apiUrl: string; failClosed: boolean; userAgent: string } | undefined;
   EMAIL_RESPONSE_FLOOR_MS: number;
@@ -819,6 +849,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (corsOrigins.includes('*') && corsOrigins.length > 1)
     invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
+  if (e.SECURITY_CAPTCHA_ENABLED && !e.SECURITY_CAPTCHA_SECRET)
+    invalid.push('SECURITY_CAPTCHA_SECRET: CAPTCHA is on but the provider secret is empty');
+  if (e.SECURITY_CAPTCHA_VERIFY_URL !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(e.SECURITY_CAPTCHA_VERIFY_URL).protocol);
+    } catch {
+      // not a URL
+    }
+    if (!ok) invalid.push('SECURITY_CAPTCHA_VERIFY_URL: must be an http(s) URL');
+  }
   const hooks: Partial<Record<HookName, HookTarget>> = {};
   for (const name of HOOK_NAMES) {
     const target = hookTarget(name, e, invalid);
@@ -905,6 +946,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
+    captcha: e.SECURITY_CAPTCHA_ENABLED
+      ? {
+          provider: e.SECURITY_CAPTCHA_PROVIDER,
+          secret: e.SECURITY_CAPTCHA_SECRET ?? '',
+          verifyUrl:
+            e.SECURITY_CAPTCHA_VERIFY_URL ??
+            (e.SECURITY_CAPTCHA_PROVIDER === 'turnstile'
+              ? 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
+              : 'https://hcaptcha.com/siteverify'),
+          timeoutMs: e.SECURITY_CAPTCHA_TIMEOUT * 1000,
+        }
+      : undefined,
     hibp: e.PASSWORD_HIBP_ENABLED
       ? {
           apiUrl: e.PASSWORD_HIBP_API_URL.replace(/\/+$/, ''),

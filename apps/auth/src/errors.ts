@@ -98,6 +98,7 @@ export const errorTable = {
     status: 400,
     message: 'Invalid Content-Type: Missing Content-Type header',
   },
+  captcha_failed: { status: 400, message: 'captcha protection: request disallowed' },
   mfa_verification_rejected: { status: 403, message: 'Further MFA verification attempts will be rejected.' },
   unknown: { status: 400, message: 'Unknown error' },
   service_unavailable: { status: 503, message: 'Service temporarily unavailable, please retry' },

@@ -36,9 +36,11 @@ export async function insertPhoneUser(
     now: Date;
     /** A phone + password sign-up's argon2id hash (none for a passwordless account). */
     passwordHash?: string | null;
+    /** The id the before_user_created hook was shown (core/hooks/user-hooks.ts). */
+    id?: string | undefined;
   },
 ): Promise<UserRow> {
-  const id = randomUUID();
+  const id = u.id ?? randomUUID();
   const [user] = await db
     .insert(users)
     .values({

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { otpHash } from '../../core/email-tokens.ts';
+import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { parsePhone } from '../../core/phone.ts';
@@ -120,12 +121,19 @@ export async function requestPhoneOtp(
   let user = await findUserByPhone(deps.db, phone);
   if (!user) {
     if (!input.createUser || deps.config.DISABLE_SIGNUP) return { messageId: unsentMessageId(deps, phone) };
+    const id = randomUUID();
+    await beforeUserCreated(
+      deps,
+      candidateUser({ id, provider: 'phone', phone, data: input.data, now: deps.clock() }),
+      meta.ip,
+    );
     try {
       user = await deps.db.transaction(async (tx) => {
-        const created = await insertPhoneUser(tx, { phone, userMetadata: input.data, now: deps.clock() });
+        const created = await insertPhoneUser(tx, { id, phone, userMetadata: input.data, now: deps.clock() });
         await audit(tx, 'user_signedup', created.id, meta.ip, { provider: 'phone' });
         return created;
       });
+      await afterUserCreated(deps, userJson(user, []), meta.ip);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       user = await findUserByPhone(deps.db, phone);

@@ -171,6 +171,24 @@ describe('before_user_created and after_user_created', () => {
     expect(signIn.error?.code).toBe('invalid_credentials');
   });
 
+  it('passwordless sign-up (POST /otp of a new address) runs both hooks too', async () => {
+    const refused = await t.client().auth.signInWithOtp({ email: uniqueEmail('closed') });
+    expect(refused.error).toMatchObject({ status: 403, message: 'Sign-ups from this domain are closed' });
+    const email = uniqueEmail('otpuser');
+    const { error } = await t.client().auth.signInWithOtp({ email });
+    expect(error).toBeNull();
+    const before = byName('before-user-created').find(
+      (c) => (c.body.user as { email: string }).email === email,
+    );
+    const after = byName('after-user-created').find(
+      (c) => (c.body.user as { email: string }).email === email,
+    );
+    expect(before?.body.user).toMatchObject({ email, app_metadata: { provider: 'email' } });
+    const ids = [before, after].map((c) => (c?.body.user as { id?: string } | undefined)?.id);
+    expect(ids[0]).toBeTruthy();
+    expect(ids[1]).toBe(ids[0]);
+  });
+
   it('both see the user (same id), without password hashes', async () => {
     const email = uniqueEmail('created');
     const { data, error } = await t

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Deps } from './core/deps.ts';
+import { CAPTCHA_PATHS, requireCaptcha } from './core/http/captcha.ts';
 import type { AppEnv } from './core/http/context.ts';
 import { type Endpoint, honoPath, mountEndpoint } from './core/http/define-endpoint.ts';
 import { type Access, guardChains } from './core/http/guards.ts';
@@ -118,7 +119,16 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   // Each endpoint runs behind its access level's guards (public, apikey, user, service).
   const guards = guardChains(deps);
   const endpoints = apiEndpoints(deps);
-  for (const endpoint of endpoints) mountEndpoint(api, endpoint, guards[endpoint.access]);
+  // CAPTCHA (SECURITY_CAPTCHA_*) after the body is read, on GoTrue's public POST endpoints.
+  const captcha = requireCaptcha(deps.config);
+  for (const endpoint of endpoints) {
+    const chain = guards[endpoint.access];
+    const withCaptcha =
+      deps.config.captcha && endpoint.method === 'post' && CAPTCHA_PATHS.has(endpoint.path)
+        ? [...chain, captcha]
+        : chain;
+    mountEndpoint(api, endpoint, withCaptcha);
+  }
   api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',

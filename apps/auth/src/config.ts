@@ -50,6 +50,88 @@ declare module 'zod' {
   }
 }
 
+/** GoTrue's seven auth hooks, by the name their settings use (HOOK_<NAME>_…). */
+export const HOOK_NAMES = [
+  'CUSTOM_ACCESS_TOKEN',
+  'SEND_SMS',
+  'SEND_EMAIL',
+  'MFA_VERIFICATION_ATTEMPT',
+  'PASSWORD_VERIFICATION_ATTEMPT',
+  'BEFORE_USER_CREATED',
+  'AFTER_USER_CREATED',
+] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/** One hook's three settings, GoTrue's names; `what` says what the hook does, for the README. */
+function hookSettings<N extends HookName>(name: N, what: string) {
+  return {
+    [`HOOK_${name}_ENABLED`]: bool.default(false).meta({ description: `the ${what}` }),
+    [`HOOK_${name}_URI`]: optionalString.meta({
+      description:
+        'where the hook runs: `pg-functions://postgres/<schema>/<function>` (also on the embedded database), `https://…`, or `http://` to localhost only',
+    }),
+    [`HOOK_${name}_SECRETS`]: optionalString.meta({
+      description:
+        'for an http(s) hook: Standard Webhooks secrets `v1,whsec_<base64>`, several separated by `|` (each signs the request)',
+    }),
+  } as {
+    [K in `HOOK_${N}_ENABLED`]: typeof bool;
+  } & { [K in `HOOK_${N}_URI` | `HOOK_${N}_SECRETS`]: typeof optionalString };
+}
+
+/** An enabled hook: where it runs, and how it is reached. */
+export type HookTarget =
+  | { kind: 'http'; uri: string; secrets: string[] }
+  | { kind: 'pg'; uri: string /** `"schema"."function"`, quoted for SQL. */; functionName: string };
+
+const POSTGRES_NAME = /^[a-zA-Z_][a-zA-Z0-9_$]{0,62}$/;
+const WEBHOOK_SECRET = /^v1,whsec_[A-Za-z0-9+/=]{24,}$/;
+
+/**
+ * Reads HOOK_<NAME>_* into a target, or undefined when the hook is off. Mistakes stop start-up, as in
+ * GoTrue (its ValidateExtensibilityPoint): a scheme other than pg-functions/https (http only to
+ * localhost), a schema or function name that is not a plain identifier, a secret not `v1,whsec_…`.
+ */
+function hookTarget(name: HookName, e: Record<string, unknown>, invalid: string[]): HookTarget | undefined {
+  const enabled = e[`HOOK_${name}_ENABLED`] === true;
+  const uri = e[`HOOK_${name}_URI`] as string | undefined;
+  const secrets = ((e[`HOOK_${name}_SECRETS`] as string | undefined) ?? '').split('|').filter(Boolean);
+  if (!enabled) return undefined;
+  const setting = `HOOK_${name}_URI`;
+  if (!uri) {
+    invalid.push(`${setting}: HOOK_${name}_ENABLED is true but no URI is set`);
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    invalid.push(`${setting}: not a URL`);
+    return undefined;
+  }
+  if (u.protocol === 'pg-functions:') {
+    const parts = u.pathname.split('/');
+    const [schema, fn] = [parts[1] ?? '', parts[2] ?? ''];
+    if (!POSTGRES_NAME.test(schema) || !POSTGRES_NAME.test(fn)) {
+      invalid.push(`${setting}: expected pg-functions://postgres/<schema>/<function>`);
+      return undefined;
+    }
+    return { kind: 'pg', uri, functionName: `"${schema}"."${fn}"` };
+  }
+  const localHttp = u.protocol === 'http:' && isLoopbackHost(u.hostname);
+  if (u.protocol !== 'https:' && !localHttp) {
+    invalid.push(
+      `${setting}: only pg-functions:// and https:// hooks are supported (http:// only to localhost)`,
+    );
+    return undefined;
+  }
+  if (secrets.length === 0) invalid.push(`HOOK_${name}_SECRETS: an http(s) hook needs a v1,whsec_… secret`);
+  for (const secret of secrets)
+    if (!WEBHOOK_SECRET.test(secret))
+      invalid.push(`HOOK_${name}_SECRETS: each secret must be v1,whsec_<base64> (the value is not shown)`);
+  return { kind: 'http', uri, secrets };
+}
+
 /**
  * The third-party identity providers (GoTrue's names), each switched on by configuration alone:
  * `EXTERNAL_<NAME>_ENABLED`, `_CLIENT_ID`, `_SECRET`, `_REDIRECT_URI` and, where the provider lives at
@@ -205,6 +287,44 @@ export const envSchema = z.object({
   // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
   PASSWORD_REJECT_COMMON: bool.default(true).meta({
     description: "refuse the ~49,000 most common passwords, the account's email and the brand name",
+  }),
+  // CAPTCHA (core/http/captcha.ts): GoTrue's SECURITY_CAPTCHA_* settings, plus the verify URL (ours),
+  // for a self-hosted verifier or a local fake in tests.
+  SECURITY_CAPTCHA_ENABLED: bool.default(false).meta({
+    description:
+      "require a CAPTCHA token (`gotrue_meta_security.captcha_token`, supabase-js `captchaToken`) on sign-up, password sign-in, recover, resend, OTP and anonymous sign-in (GoTrue's endpoints); `400 captcha_failed` without a valid one",
+  }),
+  SECURITY_CAPTCHA_PROVIDER: z.enum(['hcaptcha', 'turnstile']).default('hcaptcha').meta({
+    description:
+      "`hcaptcha` or `turnstile` (GoTrue's default is hcaptcha; the site's widget defaults to Turnstile's)",
+  }),
+  SECURITY_CAPTCHA_SECRET: optionalString.meta({
+    description: "the provider's secret key (required when CAPTCHA is on; never logged)",
+  }),
+  SECURITY_CAPTCHA_TIMEOUT: int(1, 60).default(10).meta({
+    description: "seconds to wait for the provider's verify answer (GoTrue: 10 s)",
+  }),
+  SECURITY_CAPTCHA_VERIFY_URL: optionalString.meta({
+    description: "where tokens are verified (the provider's `siteverify` form API)",
+    unsetMeans:
+      "the provider's own: `https://hcaptcha.com/siteverify` or Cloudflare's `…/turnstile/v0/siteverify`",
+  }),
+  // Breached passwords (core/breached-passwords.ts): GoTrue's PASSWORD_HIBP_* settings, and the
+  // range API's base URL (ours), so an operator can use a self-hosted mirror.
+  PASSWORD_HIBP_ENABLED: bool.default(false).meta({
+    description:
+      "refuse passwords found in Have I Been Pwned's breach corpus on sign-up, password change and reset (`weak_password`, reason `pwned`); only the first 5 hex digits of the password's SHA-1 leave the server",
+  }),
+  PASSWORD_HIBP_FAIL_CLOSED: bool.default(false).meta({
+    description:
+      'when the range API cannot be reached in 5 s: `false` lets the password through (logged), `true` refuses the request (503)',
+  }),
+  PASSWORD_HIBP_API_URL: z.url().default('https://api.pwnedpasswords.com').meta({
+    description:
+      'the k-anonymity range API (`<url>/range/<5 hex digits>`): the public one or a self-hosted mirror',
+  }),
+  PASSWORD_HIBP_USER_AGENT: z.string().default('namaa-auth').meta({
+    description: 'the `User-Agent` sent to the range API (the public one asks for one)',
   }),
   // Sign-up, recover and resend answer no sooner than this (ms), so timing does not reveal accounts.
   EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300).meta({
@@ -543,7 +663,23 @@ export const envSchema = z.object({
   MAILER_SUBJECTS_REAUTHENTICATION: optionalString.meta({
     description: "the reauthentication code mail's subject (may use the same variables)",
     unsetMeans: "the built-in subject, in the user's language",
-  }),
+  }), // GoTrue's auth hooks (core/hooks): HOOK_<NAME>_ENABLED, _URI, _SECRETS for each of the seven.
+  ...hookSettings(
+    'CUSTOM_ACCESS_TOKEN',
+    'custom access-token hook: changes the claims of every access token',
+  ),
+  ...hookSettings('SEND_SMS', 'send-SMS hook: delivers SMS codes instead of `SMS_PROVIDER`'),
+  ...hookSettings('SEND_EMAIL', 'send-email hook: delivers auth mail instead of SMTP'),
+  ...hookSettings(
+    'MFA_VERIFICATION_ATTEMPT',
+    'MFA verification hook: told of every second-factor code checked, may reject',
+  ),
+  ...hookSettings(
+    'PASSWORD_VERIFICATION_ATTEMPT',
+    'password verification hook: told of every password sign-in checked, may reject',
+  ),
+  ...hookSettings('BEFORE_USER_CREATED', 'before-user-created hook: may refuse a new account'),
+  ...hookSettings('AFTER_USER_CREATED', 'after-user-created hook: told of every new account'),
 });
 
 export type Config = {
@@ -576,6 +712,17 @@ export type Config = {
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
   PASSWORD_REJECT_COMMON: boolean;
+  /** CAPTCHA on the public forms (core/http/captcha.ts); undefined when off. */
+  captcha:
+    | {
+        provider: 'hcaptcha' | 'turnstile';
+        secret: string;
+        verifyUrl: string;
+        timeoutMs: number;
+      }
+    | undefined;
+  /** Breached-password checks (core/breached-passwords.ts); undefined when off. */
+  hibp: { apiUrl: string; failClosed: boolean; userAgent: string } | undefined;
   EMAIL_RESPONSE_FLOOR_MS: number;
   TRUST_PROXY: string[];
   HSTS_MAX_AGE: number;
@@ -640,6 +787,8 @@ export type Config = {
     templates: Partial<Record<MailTemplateName, string>>;
     subjects: Partial<Record<MailTemplateName, string>>;
   };
+  /** The enabled auth hooks (core/hooks); a hook that is off has no entry. */
+  hooks: Partial<Record<HookName, HookTarget>>;
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -885,6 +1034,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
   if (e.BACKUP_KEY !== undefined && !/^[0-9a-fA-F]{64}$/.test(e.BACKUP_KEY))
     invalid.push('BACKUP_KEY: must be 64 hex characters (openssl rand -hex 32); the value is not shown');
+  if (e.SECURITY_CAPTCHA_ENABLED && !e.SECURITY_CAPTCHA_SECRET)
+    invalid.push('SECURITY_CAPTCHA_SECRET: CAPTCHA is on but the provider secret is empty');
+  if (e.SECURITY_CAPTCHA_VERIFY_URL !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(e.SECURITY_CAPTCHA_VERIFY_URL).protocol);
+    } catch {
+      // not a URL
+    }
+    if (!ok) invalid.push('SECURITY_CAPTCHA_VERIFY_URL: must be an http(s) URL');
+  }
+  const hooks: Partial<Record<HookName, HookTarget>> = {};
+  for (const name of HOOK_NAMES) {
+    const target = hookTarget(name, e, invalid);
+    if (target) hooks[name] = target;
+  }
   if (invalid.length > 0) throw new ConfigError(problemList('Invalid configuration', invalid));
 
   const problems: string[] = [];
@@ -970,6 +1135,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
+    captcha: e.SECURITY_CAPTCHA_ENABLED
+      ? {
+          provider: e.SECURITY_CAPTCHA_PROVIDER,
+          secret: e.SECURITY_CAPTCHA_SECRET ?? '',
+          verifyUrl:
+            e.SECURITY_CAPTCHA_VERIFY_URL ??
+            (e.SECURITY_CAPTCHA_PROVIDER === 'turnstile'
+              ? 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
+              : 'https://hcaptcha.com/siteverify'),
+          timeoutMs: e.SECURITY_CAPTCHA_TIMEOUT * 1000,
+        }
+      : undefined,
+    hibp: e.PASSWORD_HIBP_ENABLED
+      ? {
+          apiUrl: e.PASSWORD_HIBP_API_URL.replace(/\/+$/, ''),
+          failClosed: e.PASSWORD_HIBP_FAIL_CLOSED,
+          userAgent: e.PASSWORD_HIBP_USER_AGENT,
+        }
+      : undefined,
     EMAIL_RESPONSE_FLOOR_MS: e.EMAIL_RESPONSE_FLOOR_MS,
     TRUST_PROXY: trustProxy,
     HSTS_MAX_AGE: e.HSTS_MAX_AGE,
@@ -1028,6 +1212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
     },
+    hooks,
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
+import { type HookEmailData, hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
 import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
@@ -79,6 +80,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     refreshChain: await getOrCreateSecret(database.db, 'refresh_token_chain'),
     otp: await getOrCreateSecret(database.db, 'email_otp'),
   };
+  // What the auth hooks need (core/hooks), before the rest of the deps exist.
+  const hookDeps = { config, db: database.db, logger, clock };
   const transport =
     opts.mailTransport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : devMailboxTransport());
   const mail = createMailDispatcher({
@@ -88,15 +91,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     clock,
     linkLifetimeMs: config.MAILER_OTP_EXP * 1000,
+    sendHook: config.hooks.SEND_EMAIL
+      ? (m) => sendEmailThroughHook(hookDeps, { userId: m.userId, emailData: m.emailData as HookEmailData })
+      : undefined,
   });
   const m = config.mfa;
   const sms =
     opts.smsSender ??
-    (m.smsProvider === 'webhook' && m.smsWebhookUrl
-      ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
-      : m.smsProvider === 'dev'
-        ? devMailboxSms(database.db)
-        : noSms);
+    (config.hooks.SEND_SMS
+      ? hookSmsSender(hookDeps)
+      : m.smsProvider === 'webhook' && m.smsWebhookUrl
+        ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
+        : m.smsProvider === 'dev'
+          ? devMailboxSms(database.db)
+          : noSms);
   const deps: Deps = {
     config,
     database,

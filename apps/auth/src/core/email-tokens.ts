@@ -24,6 +24,15 @@ const verifyType: Record<OneTimeTokenType, string> = {
   email_change_current: 'email_change',
   reauthentication: 'reauthentication',
 };
+/** GoTrue's email_action_type for each token type. */
+const linkType: Partial<Record<OneTimeTokenType, string>> = {
+  confirmation: 'signup',
+  recovery: 'recovery',
+  magiclink: 'magiclink',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
+  reauthentication: 'reauthentication',
+};
 const mailKind: Record<OneTimeTokenType, MailKind> = {
   confirmation: 'confirmation',
   recovery: 'recovery',
@@ -107,6 +116,18 @@ export async function issueEmailToken(
     // taken from the request's page rather than remembered on the user.
     Data: { ...data, locale: p.locale },
   });
-  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail });
+  // With the send-email hook on, GoTrue's email_data rides with the message for the dispatcher.
+  const hookEmailData = deps.config.hooks.SEND_EMAIL
+    ? {
+        token: code,
+        token_hash: link ? token : '',
+        redirect_to: p.redirectTo,
+        email_action_type: p.mailKind === 'invite' ? 'invite' : (linkType[p.type] ?? p.type),
+        site_url: deps.config.SITE_URL,
+        token_new: '',
+        token_hash_new: '',
+      }
+    : undefined;
+  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail, hookEmailData });
   return { token, code, link: link?.href };
 }

@@ -161,6 +161,16 @@ export class KeyStore {
   }
 
   /**
+   * Signs claims exactly as given: what the custom access-token hook answered (core/hooks), already
+   * checked against GoTrue's minimum token schema; iss, aud, iat and exp are the hook's to keep.
+   */
+  signClaims(claims: Record<string, unknown>): string {
+    const signer = this.signer;
+    if (!signer) throw new Error('KeyStore not loaded');
+    return signer.sign(claims);
+  }
+
+  /**
    * Verifies signature, expiry and audience. Throws on any failure. Hardening: the algorithm is
    * pinned to ES256 before any key is chosen (no `none`, no HS256-with-the-public-key confusion), the
    * kid must be one of our uuids (no path/URL kids), the key comes only from our own store

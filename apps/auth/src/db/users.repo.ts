@@ -36,9 +36,11 @@ export async function insertPhoneUser(
     now: Date;
     /** A phone + password sign-up's argon2id hash (none for a passwordless account). */
     passwordHash?: string | null;
+    /** The id the before_user_created hook was shown (core/hooks/user-hooks.ts). */
+    id?: string | undefined;
   },
 ): Promise<UserRow> {
-  const id = randomUUID();
+  const id = u.id ?? randomUUID();
   const [user] = await db
     .insert(users)
     .values({
@@ -142,9 +144,11 @@ export async function insertEmailUser(
     confirmedAt: Date | null;
     confirmationSentAt: Date | null;
     now: Date;
+    /** The id the before_user_created hook was shown (core/hooks/user-hooks.ts). */
+    id?: string | undefined;
   },
 ): Promise<{ user: UserRow; identity: IdentityRow }> {
-  const id = randomUUID();
+  const id = u.id ?? randomUUID();
   const [user] = await db
     .insert(users)
     .values({
@@ -186,12 +190,12 @@ export async function insertEmailUser(
  */
 export async function insertAnonymousUser(
   db: DbOrTx,
-  u: { userMetadata: Record<string, unknown>; now: Date },
+  u: { userMetadata: Record<string, unknown>; now: Date; id?: string | undefined },
 ): Promise<UserRow> {
   const [user] = await db
     .insert(users)
     .values({
-      id: randomUUID(),
+      id: u.id ?? randomUUID(),
       isAnonymous: true,
       appMetadata: {},
       userMetadata: u.userMetadata,

@@ -22,7 +22,8 @@ export type AuditAction =
   | 'factor_unenrolled'
   | 'user_deleted'
   | 'admin_link_generated'
-  | 'factor_deleted';
+  | 'factor_deleted'
+  | 'users_imported';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */
 export async function audit(

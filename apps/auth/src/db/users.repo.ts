@@ -24,13 +24,15 @@ export async function findUserByPhone(db: DbOrTx, phone: string): Promise<UserRo
  */
 export async function insertPhoneUser(
   db: DbOrTx,
-  u: { phone: string; userMetadata: Record<string, unknown>; now: Date },
+  u: { phone: string; userMetadata: Record<string, unknown>; now: Date } & AudRole,
 ): Promise<UserRow> {
   const id = randomUUID();
   const [user] = await db
     .insert(users)
     .values({
       id,
+      aud: u.aud,
+      role: u.role,
       phone: u.phone,
       appMetadata: { provider: 'phone', providers: ['phone'] },
       userMetadata: u.userMetadata,
@@ -129,13 +131,15 @@ export async function insertEmailUser(
     confirmedAt: Date | null;
     confirmationSentAt: Date | null;
     now: Date;
-  },
+  } & AudRole,
 ): Promise<{ user: UserRow; identity: IdentityRow }> {
   const id = randomUUID();
   const [user] = await db
     .insert(users)
     .values({
       id,
+      aud: u.aud,
+      role: u.role,
       email: u.email,
       encryptedPassword: u.passwordHash,
       emailConfirmedAt: u.confirmedAt,
@@ -173,12 +177,14 @@ export async function insertEmailUser(
  */
 export async function insertAnonymousUser(
   db: DbOrTx,
-  u: { userMetadata: Record<string, unknown>; now: Date },
+  u: { userMetadata: Record<string, unknown>; now: Date } & AudRole,
 ): Promise<UserRow> {
   const [user] = await db
     .insert(users)
     .values({
       id: randomUUID(),
+      aud: u.aud,
+      role: u.role,
       isAnonymous: true,
       appMetadata: {},
       userMetadata: u.userMetadata,
@@ -306,8 +312,12 @@ export async function listUsersPage(
   return { rows, total: Number(totalRow?.n ?? 0) };
 }
 
+/** A new user's `aud` and `role`: JWT_AUD and JWT_DEFAULT_GROUP_NAME (GoTrue's), or the admin's choice of role. */
+export type AudRole = { aud: string; role: string };
+
 export type NewUser = {
   id: string;
+  aud: string;
   email: string | null;
   phone: string | null;
   passwordHash: string | null;
@@ -331,6 +341,7 @@ export async function insertUser(db: DbOrTx, u: NewUser): Promise<UserRow> {
     .insert(users)
     .values({
       id: u.id,
+      aud: u.aud,
       email: u.email,
       phone: u.phone,
       encryptedPassword: u.passwordHash,

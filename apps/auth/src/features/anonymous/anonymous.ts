@@ -5,6 +5,7 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { insertAnonymousUser } from '../../db/users.repo.ts';
@@ -25,7 +26,7 @@ export async function signInAnonymously(
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   const now = deps.clock();
   const { user, started } = await deps.db.transaction(async (tx) => {
-    const user = await insertAnonymousUser(tx, { userMetadata: data, now });
+    const user = await insertAnonymousUser(tx, { userMetadata: data, now, ...newUserAudRole(deps.config) });
     await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'anonymous' });
     const started = await startSession(deps, tx, user, 'anonymous', meta);
     await audit(tx, 'login', user.id, meta.ip, { provider: 'anonymous' });

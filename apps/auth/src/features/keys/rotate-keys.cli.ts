@@ -31,7 +31,7 @@ one process at a time) stop the service first; with PostgreSQL it runs while the
 
 async function serviceIsUp(config: Config): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${config.PORT}/auth/v1/health`, {
+    const res = await fetch(`http://127.0.0.1:${config.PORT}${config.API_PATH}/health`, {
       signal: AbortSignal.timeout(1000),
     });
     return res.status === 200 || res.status === 503;

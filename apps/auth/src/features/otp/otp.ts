@@ -7,6 +7,7 @@ import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -124,6 +125,7 @@ async function insertPasswordlessUser(
     confirmedAt: autoconfirm ? now : null,
     confirmationSentAt: null,
     now,
+    ...newUserAudRole(deps.config),
   });
   await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email', method: 'otp' });
   return user;

@@ -6,6 +6,7 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { otpHash } from '../../core/email-tokens.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -64,7 +65,12 @@ export async function requestPhoneOtp(
       return { messageId: testCode ? 'test-otp' : randomUUID() };
     try {
       user = await deps.db.transaction(async (tx) => {
-        const created = await insertPhoneUser(tx, { phone, userMetadata: input.data, now: deps.clock() });
+        const created = await insertPhoneUser(tx, {
+          phone,
+          userMetadata: input.data,
+          now: deps.clock(),
+          ...newUserAudRole(deps.config),
+        });
         await audit(tx, 'user_signedup', created.id, meta.ip, { provider: 'phone' });
         return created;
       });

@@ -203,6 +203,18 @@ export const envSchema = z.object({
     description:
       'browser origins allowed to call the API: `*` or a comma-separated list of origins (`https://app.example`); others get no `Access-Control-Allow-Origin`',
   }),
+  // Prometheus metrics at /metrics (core/metrics.ts). In production they are off unless a bearer
+  // token protects them: counts of sign-ins and errors are operator information, not public.
+  METRICS_ENABLED: bool.optional().meta({
+    description:
+      'serve Prometheus metrics at `/metrics` (`false`: not served; `true` in production without `METRICS_TOKEN` serves them to anyone who reaches the port, with a start-up warning)',
+    unsetMeans: 'on outside production; in production on only when `METRICS_TOKEN` is set',
+  }),
+  METRICS_TOKEN: optionalString.meta({
+    description:
+      '`/metrics` then needs `Authorization: Bearer <token>` (Prometheus `authorization.credentials`); ≥ 32 characters in production',
+    unsetMeans: 'unset: no token asked',
+  }),
   SUPABASE_URL: optionalString.meta({
     description: 'auth origin the site should use, e.g. a hosted Supabase project',
     unsetMeans: "the page's own origin",
@@ -243,6 +255,11 @@ export const envSchema = z.object({
   RATE_LIMIT_ANONYMOUS_USERS: int(0, 1_000_000)
     .default(30)
     .meta({ description: "anonymous sign-ins per IP per hour (GoTrue's setting)" }),
+  // GoTrue's RATE_LIMIT_PASSKEY: passkey sign-in ceremonies (options and verify) per IP per window.
+  RATE_LIMIT_PASSKEY_PER_IP: int(0, 1_000_000).default(30).meta({
+    description:
+      "passkey sign-ins (`/passkeys/authentication/options` and `/verify`) per IP per `RATE_LIMIT_WINDOW` (GoTrue's `RATE_LIMIT_PASSKEY`)",
+  }),
   RATE_LIMIT_VERIFY_PER_IP: int(0, 1_000_000)
     .default(30)
     .meta({ description: 'email verifications per IP per window' }),
@@ -307,6 +324,18 @@ export const envSchema = z.object({
     .string()
     .default('Namaa')
     .meta({ description: 'WebAuthn relying-party name shown by the authenticator' }),
+  // Passkeys as a first factor (GoTrue's PASSKEY_ENABLED, MAX_PASSKEYS_PER_USER): the relying party
+  // above, the challenge lifetime WEBAUTHN_CHALLENGE_EXPIRY_DURATION.
+  PASSKEY_ENABLED: bool.default(false).meta({
+    description:
+      "sign-in with a passkey (`signInWithPasskey`, `passkey.*`, the admin passkey list and delete); off: GoTrue's `404 passkey_disabled`",
+  }),
+  PASSKEY_MAX_PER_USER: int(1, 100)
+    .default(10)
+    .meta({ description: "passkeys one account may register (GoTrue's `MAX_PASSKEYS_PER_USER`)" }),
+  WEBAUTHN_CHALLENGE_EXPIRY_DURATION: int(10, 3600)
+    .default(300)
+    .meta({ description: 'seconds a passkey registration or sign-in challenge stays usable' }),
   MFA_MAX_ENROLLED_FACTORS: int(1, 100).default(10).meta({ description: 'MFA factors per user' }),
   MFA_CHALLENGE_EXPIRY: int(10, 3600)
     .default(300)
@@ -336,6 +365,11 @@ export const envSchema = z.object({
     description:
       "phone sign-in with SMS codes (`signInWithOtp({ phone })`, `verifyOtp` type `sms`) through `SMS_PROVIDER`; off: GoTrue's `phone_provider_disabled`",
   }),
+  // GoTrue's SMS_AUTOCONFIRM: a phone + password sign-up is confirmed at once and signed in (no code).
+  SMS_AUTOCONFIRM: bool.default(false).meta({
+    description:
+      "phone + password sign-ups are confirmed at once and signed in, without an SMS code (GoTrue's `SMS_AUTOCONFIRM`)",
+  }),
   SMS_OTP_EXP: int(10, 86400)
     .default(60)
     .meta({ description: "seconds a sign-in SMS code stays valid (GoTrue's)" }),
@@ -364,6 +398,32 @@ export const envSchema = z.object({
     .meta({
       description: "a session ends this many seconds after its last refresh (GoTrue's setting; `0`: never)",
     }),
+  // The periodic sweep (core/sweep.ts): what the service no longer needs is deleted in small batches.
+  // Each RETENTION_* is how long a row is kept after it stopped being usable; one mechanism, so a
+  // retention policy (the Gulf edition's) is a matter of these settings.
+  SWEEP_INTERVAL: int(0, 86400)
+    .default(600)
+    .meta({ description: 'seconds between two sweeps of expired and ended rows (`0`: never sweep)' }),
+  RETENTION_REVOKED_REFRESH_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a rotated refresh token is kept after `REFRESH_TOKEN_REUSE_INTERVAL` (its replay then ends the session; after, it is unknown). The parent of the active token is always kept',
+    }),
+  RETENTION_ENDED_SESSIONS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a session ended by `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT` or `not_after` is kept',
+    }),
+  RETENTION_EXPIRED_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description: 'seconds expired email links and codes, PKCE flow states and MFA challenges are kept',
+    }),
+  AUDIT_LOG_RETENTION_DAYS: int(0, 100 * 365)
+    .default(90)
+    .meta({ description: 'days audit-log rows are kept (`0`: forever)' }),
   // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
   // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts), so a
   // broken one stops start-up. Unset: the built-in design, in the user's language.
@@ -466,6 +526,9 @@ export type Config = {
   HSTS_INCLUDE_SUBDOMAINS: boolean;
   /** ['*'] or exact origins (`https://app.example`, no path). */
   CORS_ALLOWED_ORIGINS: string[];
+  /** /metrics is served (METRICS_ENABLED, or its default worked out from production and the token). */
+  METRICS_ENABLED: boolean;
+  METRICS_TOKEN: string | undefined;
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
@@ -477,7 +540,9 @@ export type Config = {
     maxFrequency: number;
     /** Test number (digits, no "+") → its fixed code. */
     testOtp: Map<string, string>;
+    autoconfirm: boolean;
   };
+  passkey: { enabled: boolean; maxPerUser: number; challengeExpiry: number };
   mfa: {
     rpId: string | undefined;
     rpOrigins: string[];
@@ -497,6 +562,15 @@ export type Config = {
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
+  /** The periodic sweep (core/sweep.ts); seconds, except auditDays. */
+  sweep: {
+    interval: number;
+    revokedRefreshTokens: number;
+    endedSessions: number;
+    expiredTokens: number;
+    /** 0: keep forever. */
+    auditDays: number;
+  };
   /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
   mailer: {
     templates: Partial<Record<MailTemplateName, string>>;
@@ -508,6 +582,7 @@ export type Config = {
     signinPerAccount: number;
     otpPerIp: number;
     anonymousPerIp: number;
+    passkeyPerIp: number;
     verifyPerIp: number;
     verifyCodesPerAddress: number;
     emailPerAddress: number;
@@ -730,6 +805,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`SITE_URL must be https in production (got ${siteUrl.origin})`);
     if (e.SERVICE_ROLE_KEY !== undefined && e.SERVICE_ROLE_KEY.length < 32)
       problems.push('SERVICE_ROLE_KEY must be at least 32 characters');
+    if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < 32)
+      problems.push('METRICS_TOKEN must be at least 32 characters');
+    if (e.METRICS_ENABLED === true && e.METRICS_TOKEN === undefined)
+      warnings.push(
+        'METRICS_ENABLED=true without METRICS_TOKEN: /metrics answers anyone who reaches the port; set METRICS_TOKEN or block /metrics at the proxy',
+      );
   }
   const smsProvider = e.SMS_PROVIDER || (production ? 'none' : 'dev');
   if (smsProvider === 'webhook' && !e.SMS_WEBHOOK_URL)
@@ -786,6 +867,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     HSTS_MAX_AGE: e.HSTS_MAX_AGE,
     HSTS_INCLUDE_SUBDOMAINS: e.HSTS_INCLUDE_SUBDOMAINS,
     CORS_ALLOWED_ORIGINS: corsOrigins.length > 0 ? corsOrigins : ['*'],
+    METRICS_ENABLED: e.METRICS_ENABLED ?? (!production || e.METRICS_TOKEN !== undefined),
+    METRICS_TOKEN: e.METRICS_TOKEN,
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,
@@ -796,6 +879,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otpExp: e.SMS_OTP_EXP,
       maxFrequency: e.SMS_MAX_FREQUENCY,
       testOtp: parseTestOtp(e.SMS_TEST_OTP),
+      autoconfirm: e.SMS_AUTOCONFIRM,
+    },
+    passkey: {
+      enabled: e.PASSKEY_ENABLED,
+      maxPerUser: e.PASSKEY_MAX_PER_USER,
+      challengeExpiry: e.WEBAUTHN_CHALLENGE_EXPIRY_DURATION,
     },
     mfa: {
       // Unset → derived from SITE_URL when used (see features/mfa/webauthn.ts).
@@ -814,6 +903,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
     SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
+    sweep: {
+      interval: e.SWEEP_INTERVAL,
+      revokedRefreshTokens: e.RETENTION_REVOKED_REFRESH_TOKENS,
+      endedSessions: e.RETENTION_ENDED_SESSIONS,
+      expiredTokens: e.RETENTION_EXPIRED_TOKENS,
+      auditDays: e.AUDIT_LOG_RETENTION_DAYS,
+    },
     mailer: {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
@@ -824,6 +920,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       otpPerIp: e.RATE_LIMIT_OTP_PER_IP,
       anonymousPerIp: e.RATE_LIMIT_ANONYMOUS_USERS,
+      passkeyPerIp: e.RATE_LIMIT_PASSKEY_PER_IP,
       verifyPerIp: e.RATE_LIMIT_VERIFY_PER_IP,
       verifyCodesPerAddress: e.RATE_LIMIT_VERIFY_CODES_PER_ADDRESS,
       emailPerAddress: e.RATE_LIMIT_EMAIL_PER_ADDRESS,

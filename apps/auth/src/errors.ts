@@ -25,6 +25,7 @@ export const errorTable = {
   same_password: { status: 422, message: 'New password should be different from the old password.' },
   invalid_credentials: { status: 400, message: 'Invalid login credentials' },
   email_not_confirmed: { status: 400, message: 'Email not confirmed' },
+  phone_not_confirmed: { status: 400, message: 'Phone not confirmed' },
   user_banned: { status: 400, message: 'User is banned' },
   unsupported_grant_type: { status: 400, message: 'unsupported_grant_type' },
   refresh_token_not_found: { status: 400, message: 'Invalid Refresh Token: Refresh Token Not Found' },
@@ -47,6 +48,13 @@ export const errorTable = {
     message: 'AAL2 session is required to update email or password when MFA is enabled.',
   },
   mfa_factor_not_found: { status: 404, message: 'Factor not found' },
+  // Passkeys (features/passkeys), GoTrue's codes and messages.
+  passkey_disabled: { status: 404, message: 'Passkeys are disabled' },
+  webauthn_challenge_not_found: { status: 400, message: 'Challenge not found or already used' },
+  webauthn_challenge_expired: { status: 400, message: 'Challenge has expired' },
+  webauthn_verification_failed: { status: 400, message: 'Credential verification failed' },
+  webauthn_credential_exists: { status: 422, message: 'This credential is already registered' },
+  too_many_passkeys: { status: 422, message: 'Maximum number of passkeys reached' },
   mfa_factor_name_conflict: {
     status: 422,
     message: 'A factor with the friendly name already exists for this user',

@@ -20,6 +20,7 @@ const verifyType: Record<OneTimeTokenType, string> = {
   recovery: 'recovery',
   magiclink: 'magiclink',
   sms: 'sms',
+  phone_change: 'phone_change',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication',
@@ -29,6 +30,7 @@ const mailKind: Record<OneTimeTokenType, MailKind> = {
   recovery: 'recovery',
   magiclink: 'magic_link',
   sms: 'confirmation', // never mailed: phone codes go out by SMS (features/otp/phone.ts)
+  phone_change: 'confirmation', // never mailed either
   email_change_new: 'email_change',
   email_change_current: 'email_change_current',
   reauthentication: 'reauthentication',

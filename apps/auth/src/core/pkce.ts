@@ -45,6 +45,7 @@ const AUTH_METHOD: Record<OneTimeTokenType, string> = {
   recovery: 'recovery',
   magiclink: 'magiclink',
   sms: 'otp', // never a PKCE flow
+  phone_change: 'otp', // never a PKCE flow
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication', // never mailed as a link, so never a PKCE flow

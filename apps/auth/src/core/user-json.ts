@@ -35,6 +35,8 @@ export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[]
     recovery_sent_at: iso(user.recoverySentAt),
     new_email: user.emailChange ?? undefined,
     email_change_sent_at: iso(user.emailChangeSentAt),
+    new_phone: user.phoneChange ?? undefined,
+    phone_change_sent_at: iso(user.phoneChangeSentAt),
     invited_at: iso(user.invitedAt),
     last_sign_in_at: iso(user.lastSignInAt),
     banned_until: iso(user.bannedUntil),

@@ -23,6 +23,9 @@ export type AuditAction =
   | 'user_deleted'
   | 'admin_link_generated'
   | 'factor_deleted'
+  | 'passkey_created'
+  | 'passkey_updated'
+  | 'passkey_deleted'
   | 'users_imported';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */

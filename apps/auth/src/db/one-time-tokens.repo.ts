@@ -9,6 +9,7 @@ export type OneTimeTokenType =
   | 'recovery'
   | 'magiclink'
   | 'sms'
+  | 'phone_change'
   | 'email_change_new'
   | 'email_change_current'
   | 'reauthentication';

@@ -18,13 +18,25 @@ export async function findUserByPhone(db: DbOrTx, phone: string): Promise<UserRo
   return row;
 }
 
+/** The account whose pending phone change (PUT /user { phone }) goes to this number. */
+export async function findUserByPendingPhone(db: DbOrTx, phone: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.phoneChange, phone)).limit(1);
+  return row;
+}
+
 /**
  * A passwordless phone account and its phone identity (POST /otp with a phone). A duplicate phone
  * raises a unique violation (23505).
  */
 export async function insertPhoneUser(
   db: DbOrTx,
-  u: { phone: string; userMetadata: Record<string, unknown>; now: Date } & AudRole,
+  u: {
+    phone: string;
+    userMetadata: Record<string, unknown>;
+    now: Date;
+    /** A phone + password sign-up's argon2id hash (none for a passwordless account). */
+    passwordHash?: string | null;
+  } & AudRole,
 ): Promise<UserRow> {
   const id = randomUUID();
   const [user] = await db
@@ -34,6 +46,7 @@ export async function insertPhoneUser(
       aud: u.aud,
       role: u.role,
       phone: u.phone,
+      encryptedPassword: u.passwordHash ?? null,
       appMetadata: { provider: 'phone', providers: ['phone'] },
       userMetadata: u.userMetadata,
       createdAt: u.now,

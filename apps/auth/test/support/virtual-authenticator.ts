@@ -12,7 +12,7 @@
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { type CBORType, encodeCBOR } from '@levischuck/tiny-cbor';
 
-type CreationOptions = { challenge: string; rp: { id?: string } };
+type CreationOptions = { challenge: string; rp: { id?: string }; user?: { id?: string } };
 type RequestOptions = { challenge: string; rpId?: string; allowCredentials?: Array<{ id: string }> };
 
 // authenticatorData flags (WebAuthn §6.1): user present, user verified, attested credential data.
@@ -28,6 +28,8 @@ export class VirtualAuthenticator {
   private readonly privateKey: KeyObject;
   private readonly jwk: { x: string; y: string };
   private counter = 0;
+  /** The account handle of the creation options (a passkey's), returned with each assertion. */
+  private userHandle: string | undefined;
   private readonly origin: string;
 
   /** `origin` is what the browser would put in clientDataJSON: the page's origin. */
@@ -55,6 +57,7 @@ export class VirtualAuthenticator {
   /** navigator.credentials.create(): a RegistrationResponseJSON with a "none" attestation. */
   create(options: CreationOptions): Record<string, unknown> {
     const rpId = options.rp.id ?? new URL(this.origin).hostname;
+    this.userHandle = options.user?.id;
     // The COSE_Key of an ES256 public key (RFC 9053): kty EC2, alg ES256, crv P-256, x, y.
     const coseKey = encodeCBOR(
       new Map<number, CBORType>([
@@ -106,6 +109,7 @@ export class VirtualAuthenticator {
         clientDataJSON: b64url(clientDataJSON),
         authenticatorData: b64url(authData),
         signature: b64url(signature),
+        ...(this.userHandle ? { userHandle: this.userHandle } : {}),
       },
       clientExtensionResults: {},
       authenticatorAttachment: 'cross-platform',

@@ -36,6 +36,7 @@ export const perIpLimits = {
       'POST /otp',
       'PUT /user',
       'GET /reauthenticate',
+      'DELETE /account',
     ],
   },
   // Anonymous sign-ins (POST /signup with neither email nor phone): each makes an account, so
@@ -45,6 +46,12 @@ export const perIpLimits = {
     setting: 'anonymousPerIp',
     windowSec: 3600,
     endpoints: ['POST /signup (anonymous)'],
+  },
+  // Passkey sign-in ceremonies (GoTrue's RATE_LIMIT_PASSKEY): both steps, as neither needs an account.
+  passkey: {
+    key: 'passkey:ip',
+    setting: 'passkeyPerIp',
+    endpoints: ['POST /passkeys/authentication/options', 'POST /passkeys/authentication/verify'],
   },
   // Email links and codes.
   verify: { key: 'verify:ip', setting: 'verifyPerIp', endpoints: ['GET /verify', 'POST /verify'] },

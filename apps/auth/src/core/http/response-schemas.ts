@@ -51,6 +51,8 @@ export const userSchema = z
     confirmed_at: timestamp.optional(),
     recovery_sent_at: timestamp.optional(),
     new_email: z.string().optional(),
+    new_phone: z.string().optional(),
+    phone_change_sent_at: timestamp.optional(),
     email_change_sent_at: timestamp.optional(),
     invited_at: timestamp.optional(),
     last_sign_in_at: timestamp.optional(),

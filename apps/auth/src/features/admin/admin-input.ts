@@ -64,14 +64,6 @@ export function parsePasswordHash(hash: string): string {
   );
 }
 
-/** GoTrue's phone rule: E.164 digits, stored without "+" or spaces. */
-export function parsePhone(raw: string): string {
-  const digits = raw.replaceAll(/[\s+]/g, '');
-  if (!/^[1-9]\d{1,14}$/.test(digits))
-    throw new AuthError('validation_failed', 'Invalid phone number format (E.164 required)');
-  return digits;
-}
-
 /** The most users one page may hold (GoTrue sets no cap; a page of millions would be a denial of service). */
 export const MAX_PER_PAGE = 1000;
 

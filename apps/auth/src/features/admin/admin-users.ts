@@ -7,6 +7,7 @@ import { parseEmail } from '../../core/email.ts';
 import { type AdminCaller, adminActor } from '../../core/http/guards.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
+import { parsePhone } from '../../core/phone.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
 import { type AuditAction, audit } from '../../db/audit.repo.ts';
@@ -27,7 +28,7 @@ import {
   updateUser,
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { parseBanDuration, parsePasswordHash, parsePhone } from './admin-input.ts';
+import { parseBanDuration, parsePasswordHash } from './admin-input.ts';
 
 /** The admin caller and the request, for audit rows. */
 export type AdminContext = { caller: AdminCaller; meta: RequestMeta };

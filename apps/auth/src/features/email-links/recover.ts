@@ -48,7 +48,6 @@ export async function resend(
   meta: RequestMeta,
   pkce?: PkceParams,
 ): Promise<void> {
-  if (type === 'sms' || type === 'phone_change') throw new AuthError('phone_provider_disabled');
   if (type !== 'signup' && type !== 'email_change')
     throw new AuthError(
       'validation_failed',

@@ -5,6 +5,8 @@ import { redirectFor } from '../../core/http/redirect.ts';
 import { emailField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
+import { AuthError } from '../../errors.ts';
+import { resendPhoneCode } from '../otp/index.ts';
 import { resend } from './recover.ts';
 
 export const resendBody = z.object({
@@ -21,10 +23,30 @@ export function resendEndpoints(deps: Deps): Endpoint[] {
       method: 'post',
       path: '/resend',
       access: 'apikey',
-      summary: 'Re-send the signup or email-change confirmation; answers {} whatever the account state',
+      summary:
+        'Re-send the signup or email-change confirmation ({}), or with a phone the sign-up or phone-change SMS code ({message_id}); answers alike whatever the account state',
       body: resendBody,
       query: z.object({ redirect_to: z.string().optional() }),
       handler: async (c, { body, query }) => {
+        if (body.type === 'sms' || body.type === 'phone_change') {
+          // Phone codes (features/otp), GoTrue's checks in its order.
+          if (body.email && body.phone)
+            throw new AuthError(
+              'validation_failed',
+              'Only an email address or phone number should be provided.',
+            );
+          if (!body.phone)
+            throw new AuthError(
+              'validation_failed',
+              body.type === 'sms' || !body.email
+                ? 'Type provided requires a phone number'
+                : 'Only a phone number can be used to resend a phone change code',
+            );
+          const phone = body.phone;
+          const type = body.type;
+          const sent = await withResponseFloor(deps, () => resendPhoneCode(deps, type, phone, c.get('meta')));
+          return c.json(sent.messageId ? { message_id: sent.messageId } : {});
+        }
         await withResponseFloor(deps, () =>
           resend(
             deps,

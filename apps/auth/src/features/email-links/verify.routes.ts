@@ -5,7 +5,7 @@ import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.t
 import { redirectFor } from '../../core/http/redirect.ts';
 import { sessionSchema } from '../../core/http/response-schemas.ts';
 import { AuthError } from '../../errors.ts';
-import { parsePhone, verifyPhoneOtp } from '../otp/index.ts';
+import { verifyPhoneOtp } from '../otp/index.ts';
 import { EMAIL_CHANGE_HALF_CONFIRMED } from '../user/index.ts';
 import { verifyToken } from './verify.ts';
 
@@ -117,13 +117,14 @@ export function verifyEndpoints(deps: Deps): Endpoint[] {
           throw new AuthError('validation_failed', 'Only the token_hash and type should be provided');
         if (!body.token)
           throw new AuthError('validation_failed', 'Verify requires either a token or a token hash');
-        // No phone change is ever pending here (phone_change codes are never sent): like a wrong code.
-        if (body.type === 'phone_change') {
-          parsePhone(body.phone);
-          throw new AuthError('otp_expired');
-        }
         c.header('Cache-Control', 'no-store');
-        return c.json(await verifyPhoneOtp(deps, { phone: body.phone, token: body.token }, c.get('meta')));
+        return c.json(
+          await verifyPhoneOtp(
+            deps,
+            { phone: body.phone, token: body.token, type: body.type },
+            c.get('meta'),
+          ),
+        );
       }
       let result: Awaited<ReturnType<typeof verifyToken>>;
       if (body.token_hash !== undefined) {

@@ -1,6 +1,5 @@
 // WebAuthn factors through @simplewebauthn/server. The relying party comes from configuration
-// (WEBAUTHN_RP_ID / WEBAUTHN_RP_ORIGINS), by default SITE_URL's hostname and origin; what the client
-// sends as rpId/rpOrigins is ignored (GoTrue does the same: a page cannot pick its own RP).
+// (core/webauthn-rp.ts).
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -8,20 +7,12 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { Config } from '../../config.ts';
+import { relyingParty } from '../../core/webauthn-rp.ts';
 import type { FactorRow, UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
 export type StoredCredential = { id: string; publicKey: string; counter: number; transports?: string[] };
 export type WebauthnSession = { type: 'create' | 'request'; challenge: string };
-
-export function relyingParty(config: Config): { id: string; origins: string[]; name: string } {
-  const site = new URL(config.SITE_URL);
-  return {
-    id: config.mfa.rpId ?? site.hostname,
-    origins: config.mfa.rpOrigins.length > 0 ? config.mfa.rpOrigins : [site.origin],
-    name: config.mfa.rpName,
-  };
-}
 
 function credentialOf(f: FactorRow): StoredCredential | undefined {
   const c = f.webauthnCredential as StoredCredential | null;

@@ -1,39 +1,102 @@
-// Phone sign-in with an SMS code (signInWithOtp({ phone }), verifyOtp type sms), behind
-// EXTERNAL_PHONE_ENABLED, through the SMS sender of core/sms (development mailbox or webhook).
-// Numbers are kept as GoTrue keeps them: E.164 digits without the "+".
+// Phone codes by SMS, behind EXTERNAL_PHONE_ENABLED, through the SMS sender of core/sms (development
+// mailbox or webhook): sign-in (signInWithOtp({ phone }), verifyOtp type sms), the confirmation of
+// a phone + password sign-up (same type), and a phone change (updateUser({ phone }), verifyOtp type
+// phone_change). Numbers are kept as GoTrue keeps them: E.164 digits without the "+" (core/phone.ts).
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { otpHash } from '../../core/email-tokens.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
+import { parsePhone } from '../../core/phone.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
-import { isUniqueViolation } from '../../db/client.ts';
+import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
 import { consumeByOtp, deleteUserTokens, replaceOneTimeToken } from '../../db/one-time-tokens.repo.ts';
-import { confirmPhone, findUserByPhone, insertPhoneUser, type UserRow } from '../../db/users.repo.ts';
+import {
+  confirmPhone,
+  findUserByPendingPhone,
+  findUserByPhone,
+  insertPhoneUser,
+  setIdentityAddress,
+  type UserRow,
+  updateUser,
+} from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
-const E164 = /^[1-9]\d{1,14}$/;
+export type PhoneCodeType = 'sms' | 'phone_change';
 
-/** GoTrue's validatePhone: drops a leading "+" and spaces, then E.164 digits. */
-export function parsePhone(raw: string): string {
-  const phone = raw.replace(/^\+/, '').replaceAll(' ', '');
-  if (!E164.test(phone))
-    throw new AuthError('validation_failed', 'Invalid phone number format (E.164 required)');
-  return phone;
-}
-
-export function assertPhoneEnabled(deps: Deps): void {
-  if (!deps.config.phone.enabled)
-    throw new AuthError('phone_provider_disabled', 'Unsupported phone provider', { status: 400 });
+export function assertPhoneEnabled(deps: Deps, message = 'Unsupported phone provider'): void {
+  if (!deps.config.phone.enabled) throw new AuthError('phone_provider_disabled', message, { status: 400 });
 }
 
 /**
- * POST /otp with a phone: a 6-digit code by SMS, valid SMS_OTP_EXP seconds, replacing any earlier
- * one. A new number gets a passwordless account (create_user). An unknown number with create_user
- * false answers as a known one and sends nothing (GoTrue: 422 otp_disabled; see README).
+ * One code per number per SMS_MAX_FREQUENCY (GoTrue's per-user floor), counted before the account
+ * is looked up, so a known and an unknown number spend and answer alike.
+ */
+export async function enforcePhoneFloor(deps: Deps, phone: string): Promise<void> {
+  const floor = deps.config.phone.maxFrequency;
+  if (floor <= 0) return;
+  await enforceRateLimits(
+    deps,
+    [{ key: `sms:floor:${phone}`, limit: 1, windowSec: floor, code: 'over_sms_send_rate_limit' }],
+    floor,
+  );
+}
+
+/** The message id a request that sent nothing answers with, shaped as one that did. */
+export function unsentMessageId(deps: Deps, phone: string): string {
+  return deps.config.phone.testOtp.has(phone) ? 'test-otp' : randomUUID();
+}
+
+/**
+ * Texts a fresh 6-digit code of `type` to `phone` for this account, replacing any earlier one of
+ * that type (one live code each), valid SMS_OTP_EXP seconds. Test numbers (SMS_TEST_OTP) get
+ * nothing stored or sent: their fixed code is checked at /verify (GoTrue's rule).
+ */
+export async function sendPhoneCode(
+  deps: Deps,
+  userId: string,
+  phone: string,
+  type: PhoneCodeType,
+): Promise<{ messageId: string | undefined }> {
+  if (deps.config.phone.testOtp.has(phone)) return { messageId: 'test-otp' };
+  await smsQuota(deps);
+  const code = randomOtp();
+  const now = deps.clock();
+  await deps.db.transaction((tx) =>
+    replaceOneTimeToken(tx, {
+      userId,
+      type,
+      // No link for an SMS code: a random, never-sent token fills the column.
+      tokenHash: sha256(randomToken(32)),
+      otpHash: otpHash(deps, type, phone, code),
+      relatesTo: phone,
+      redirectTo: null,
+      expiresAt: new Date(now.getTime() + deps.config.phone.otpExp * 1000),
+      now,
+    }),
+  );
+  const minutes = Math.max(1, Math.round(deps.config.phone.otpExp / 60));
+  const what = type === 'phone_change' ? 'code to confirm your new number' : 'sign-in code';
+  try {
+    return await deps.sms.send({
+      to: `+${phone}`,
+      body: `Your Namaa ${what} is ${code}. It expires in ${minutes} minute(s).`,
+      kind: 'phone_otp',
+    });
+  } catch (err) {
+    deps.logger.error({ err: (err as Error).message, sms: deps.sms.kind }, 'SMS send failed');
+    await deleteUserTokens(deps.db, userId, [type]).catch(() => {});
+    throw new AuthError('sms_send_failed');
+  }
+}
+
+/**
+ * POST /otp with a phone: a 6-digit code by SMS. A new number gets a passwordless account
+ * (create_user). An unknown number with create_user false answers as a known one and sends nothing
+ * (GoTrue: 422 otp_disabled; see README).
  */
 export async function requestPhoneOtp(
   deps: Deps,
@@ -42,27 +105,11 @@ export async function requestPhoneOtp(
 ): Promise<{ messageId: string | undefined }> {
   assertPhoneEnabled(deps);
   const phone = parsePhone(input.phone);
-  const cfg = deps.config.phone;
   await enforceRateLimits(deps, [perIpLimit(deps, 'otp', meta.ip)], deps.config.rateLimits.window);
-  // One code per number per SMS_MAX_FREQUENCY, counted before the look-up (known or not alike).
-  if (cfg.maxFrequency > 0)
-    await enforceRateLimits(
-      deps,
-      [
-        {
-          key: `sms:floor:${phone}`,
-          limit: 1,
-          windowSec: cfg.maxFrequency,
-          code: 'over_sms_send_rate_limit',
-        },
-      ],
-      cfg.maxFrequency,
-    );
-  const testCode = cfg.testOtp.get(phone);
+  await enforcePhoneFloor(deps, phone);
   let user = await findUserByPhone(deps.db, phone);
   if (!user) {
-    if (!input.createUser || deps.config.DISABLE_SIGNUP)
-      return { messageId: testCode ? 'test-otp' : randomUUID() };
+    if (!input.createUser || deps.config.DISABLE_SIGNUP) return { messageId: unsentMessageId(deps, phone) };
     try {
       user = await deps.db.transaction(async (tx) => {
         const created = await insertPhoneUser(tx, {
@@ -80,50 +127,24 @@ export async function requestPhoneOtp(
       if (!user) throw err;
     }
   }
-  // Test numbers: the fixed code is checked at /verify; nothing is stored or sent (GoTrue's rule).
-  if (testCode) return { messageId: 'test-otp' };
-  await smsQuota(deps);
-  const code = randomOtp();
-  const account: UserRow = user;
-  const now = deps.clock();
-  await deps.db.transaction(async (tx) => {
-    await replaceOneTimeToken(tx, {
-      userId: account.id,
-      type: 'sms',
-      // No link for an SMS code: a random, never-sent token fills the column.
-      tokenHash: sha256(randomToken(32)),
-      otpHash: otpHash(deps, 'sms', phone, code),
-      relatesTo: phone,
-      redirectTo: null,
-      expiresAt: new Date(now.getTime() + cfg.otpExp * 1000),
-      now,
-    });
-  });
-  try {
-    return await deps.sms.send({
-      to: `+${phone}`,
-      body: `Your Namaa sign-in code is ${code}. It expires in ${Math.max(1, Math.round(cfg.otpExp / 60))} minute(s).`,
-      kind: 'phone_otp',
-    });
-  } catch (err) {
-    deps.logger.error({ err: (err as Error).message, sms: deps.sms.kind }, 'SMS send failed');
-    await deleteUserTokens(deps.db, account.id, ['sms']).catch(() => {});
-    throw new AuthError('sms_send_failed');
-  }
+  return sendPhoneCode(deps, user.id, phone, 'sms');
 }
 
 const expired = () => new AuthError('otp_expired', 'Token has expired or is invalid');
 
 /**
- * POST /verify {phone, token, type: 'sms'}: consumes the code (single use: DELETE … RETURNING) and
- * signs in, confirming the phone. A test number's fixed code is accepted and not used up (GoTrue).
- * Checked as GoTrue checks it (verify never looks at the phone switch): the format, then the code.
+ * POST /verify {phone, token, type: 'sms' | 'phone_change'}: consumes the code (single use:
+ * DELETE … RETURNING) and signs in. Type sms confirms the phone of the account that holds the
+ * number; type phone_change moves the account whose change is pending to this number, confirmed.
+ * A test number's fixed code is accepted and not used up (GoTrue). Checked as GoTrue checks it
+ * (verify never looks at the phone switch): the format, then the code.
  */
 export async function verifyPhoneOtp(
   deps: Deps,
-  input: { phone: string; token: string },
+  input: { phone: string; token: string; type?: PhoneCodeType },
   meta: RequestMeta,
 ): Promise<Session> {
+  const type = input.type ?? 'sms';
   const phone = parsePhone(input.phone);
   await enforceRateLimits(
     deps,
@@ -133,30 +154,115 @@ export async function verifyPhoneOtp(
   if (!/^\d{6,10}$/.test(input.token)) throw expired();
   const testCode = deps.config.phone.testOtp.get(phone);
   const now = deps.clock();
-  const result = await deps.db.transaction(async (tx) => {
-    let user: UserRow | undefined;
-    if (testCode !== undefined && safeEqual(input.token, testCode)) user = await findUserByPhone(tx, phone);
-    else {
-      const token = await consumeByOtp(
-        tx,
-        phone,
-        new Map([['sms', otpHash(deps, 'sms', phone, input.token)]]),
-        now,
-      );
-      if (token) user = await findUserByPhone(tx, phone);
-      if (user && token && user.id !== token.userId) user = undefined;
-    }
-    if (!user) throw expired();
-    if (user.bannedUntil && user.bannedUntil > now)
-      throw new AuthError('user_banned', undefined, { status: 403 });
-    const confirmed = await confirmPhone(tx, user, now);
-    const started = await startSession(deps, tx, confirmed, 'otp', meta);
-    await audit(tx, 'login', confirmed.id, meta.ip, { provider: 'phone', method: 'sms' });
-    return { user: confirmed, started };
-  });
+  const holder = (tx: DbOrTx) =>
+    type === 'sms' ? findUserByPhone(tx, phone) : findUserByPendingPhone(tx, phone);
+  const result = await deps.db
+    .transaction(async (tx) => {
+      let user: UserRow | undefined;
+      if (testCode !== undefined && safeEqual(input.token, testCode)) user = await holder(tx);
+      else {
+        const token = await consumeByOtp(
+          tx,
+          phone,
+          new Map([[type, otpHash(deps, type, phone, input.token)]]),
+          now,
+        );
+        if (token) user = await holder(tx);
+        if (user && token && user.id !== token.userId) user = undefined;
+      }
+      if (!user) throw expired();
+      if (user.bannedUntil && user.bannedUntil > now)
+        throw new AuthError('user_banned', undefined, { status: 403 });
+      const confirmed =
+        type === 'sms' ? await confirmPhone(tx, user, now) : await applyPhoneChange(tx, user, phone, now);
+      const started = await startSession(deps, tx, confirmed, 'otp', meta);
+      await audit(tx, type === 'sms' ? 'login' : 'user_modified', confirmed.id, meta.ip, {
+        provider: 'phone',
+        method: type,
+      });
+      return { user: confirmed, started };
+    })
+    .catch((err: unknown) => {
+      // Another account took the number after the change was requested.
+      if (isUniqueViolation(err)) throw new AuthError('phone_exists');
+      throw err;
+    });
   return issueSession(deps, {
     user: result.user,
     session: result.started.session,
     refreshToken: result.started.refreshToken,
   });
+}
+
+/** The pending phone change made real: the new number, confirmed, in the user and its phone identity. */
+async function applyPhoneChange(tx: DbOrTx, user: UserRow, phone: string, now: Date): Promise<UserRow> {
+  const providers = Array.isArray(user.appMetadata.providers) ? (user.appMetadata.providers as string[]) : [];
+  const updated = await updateUser(tx, user.id, {
+    phone,
+    phoneConfirmedAt: now,
+    phoneChange: null,
+    phoneChangeSentAt: null,
+    appMetadata: providers.includes('phone')
+      ? user.appMetadata
+      : { ...user.appMetadata, providers: [...providers, 'phone'] },
+    updatedAt: now,
+  });
+  await setIdentityAddress(tx, user.id, 'phone', phone, true, now);
+  return updated;
+}
+
+/**
+ * POST /resend type sms (a phone sign-up's code, while the number is unconfirmed) or phone_change
+ * (the code to the pending new number; the request names the new number or, as GoTrue, the
+ * current one). Answers a message id whatever happened, so a number with nothing pending looks
+ * like one that was texted; the limits are counted before the look-up for the same reason.
+ */
+export async function resendPhoneCode(
+  deps: Deps,
+  type: PhoneCodeType,
+  rawPhone: string,
+  meta: RequestMeta,
+): Promise<{ messageId: string | undefined }> {
+  assertPhoneEnabled(deps, 'Phone logins are disabled');
+  const phone = parsePhone(rawPhone);
+  await enforceRateLimits(deps, [perIpLimit(deps, 'otp', meta.ip)], deps.config.rateLimits.window);
+  await enforcePhoneFloor(deps, phone);
+  if (type === 'sms') {
+    const user = await findUserByPhone(deps.db, phone);
+    if (!user || user.phoneConfirmedAt) return { messageId: unsentMessageId(deps, phone) };
+    await updateUser(deps.db, user.id, { confirmationSentAt: deps.clock() });
+    return sendPhoneCode(deps, user.id, phone, 'sms');
+  }
+  const user = (await findUserByPendingPhone(deps.db, phone)) ?? (await findUserByPhone(deps.db, phone));
+  const to = user?.phoneChange;
+  if (!user || !to) return { messageId: unsentMessageId(deps, phone) };
+  // The pending number has its own floor too (the request may have named the current one).
+  if (to !== phone) await enforcePhoneFloor(deps, to);
+  await updateUser(deps.db, user.id, { phoneChangeSentAt: deps.clock() });
+  return sendPhoneCode(deps, user.id, to, 'phone_change');
+}
+
+/**
+ * PUT /user { phone }: a different number is held as the pending change and texted a code
+ * (verifyOtp type phone_change applies it). A number another account holds is 422 phone_exists
+ * (GoTrue's answer). Runs before the rest of the update's transaction; the same number is a no-op.
+ */
+export async function requestPhoneChange(
+  deps: Deps,
+  user: UserRow,
+  rawPhone: string,
+): Promise<{ pending: boolean }> {
+  assertPhoneEnabled(deps, 'Phone logins are disabled');
+  const phone = parsePhone(rawPhone);
+  if (phone === user.phone) return { pending: false };
+  const other = await findUserByPhone(deps.db, phone);
+  if (other) throw new AuthError('phone_exists');
+  await enforcePhoneFloor(deps, phone);
+  await updateUser(deps.db, user.id, {
+    phoneChange: phone,
+    phoneChangeSentAt: deps.clock(),
+    updatedAt: deps.clock(),
+  });
+  await sendPhoneCode(deps, user.id, phone, 'phone_change');
+  return { pending: true };
 }

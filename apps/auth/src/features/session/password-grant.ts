@@ -3,11 +3,13 @@ import { isValidEmail, normalizeEmail } from '../../core/email.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
 import { passwordPolicyOf, passwordProblems } from '../../core/password-policy.ts';
+import { isValidPhone } from '../../core/phone.ts';
 import { clearBackoff, enforceSigninLimits } from '../../core/rate-limit.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { startPasswordSession } from '../../db/sessions.repo.ts';
+import { findUserByPhone } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
 /**
@@ -19,21 +21,31 @@ export async function passwordGrant(
   input: { email?: string | undefined; password?: string | undefined; phone?: string | undefined },
   meta: RequestMeta,
 ): Promise<Session> {
-  if (input.phone !== undefined && input.email === undefined) throw new AuthError('phone_provider_disabled');
-  if (typeof input.email !== 'string' || typeof input.password !== 'string' || input.password === '')
+  const byPhone = input.phone !== undefined && input.email === undefined;
+  if (byPhone && !deps.config.phone.enabled)
+    throw new AuthError('phone_provider_disabled', 'Phone logins are disabled');
+  const login = byPhone ? input.phone : input.email;
+  if (typeof login !== 'string' || typeof input.password !== 'string' || input.password === '')
     throw new AuthError('invalid_credentials');
-  const email = normalizeEmail(input.email);
+  // The account's key in the limits: the lower-cased email, or the number as "+digits" (GoTrue
+  // drops the "+" and spaces; a malformed number is looked up nowhere and fails like a wrong one).
+  const phoneDigits = byPhone ? login.replace(/^\+/, '').replaceAll(' ', '') : undefined;
+  const account = phoneDigits !== undefined ? `+${phoneDigits}` : normalizeEmail(login);
+  const lookUp = phoneDigits !== undefined ? isValidPhone(phoneDigits) : isValidEmail(account);
   // Passwords beyond the maximum can never match (we never store them): refused without hashing a huge
   // input, after counting against the window limits but without reserving a back-off attempt.
   const oversized = input.password.length > deps.config.PASSWORD_MAX_LENGTH * 2;
   // Window limits, the back-off reservation and the account look-up in one statement: the attempt
   // counts as a failure until the password checks out (atomic under concurrency, see rate-limit.ts).
-  // The account is read in the same statement (an invalid address is never looked up).
-  const { backoffKey, knownKey, user } = await enforceSigninLimits(deps, email, meta.ip, {
+  // The account is read in the same statement (an invalid address is never looked up); a phone
+  // account is read right after, by its number.
+  const gate = await enforceSigninLimits(deps, account, meta.ip, {
     reserve: !oversized,
-    lookUp: !oversized && isValidEmail(email),
+    lookUp: !oversized && lookUp && phoneDigits === undefined,
   });
+  const { backoffKey, knownKey } = gate;
   if (oversized) throw new AuthError('invalid_credentials');
+  const user = phoneDigits !== undefined && lookUp ? await findUserByPhone(deps.db, phoneDigits) : gate.user;
 
   if (!user?.encryptedPassword) {
     await burnPasswordCheck(input.password);
@@ -50,9 +62,13 @@ export async function passwordGrant(
   const refusal =
     user.bannedUntil && user.bannedUntil > now
       ? 'user_banned'
-      : !user.emailConfirmedAt
-        ? 'email_not_confirmed'
-        : undefined;
+      : byPhone
+        ? user.phoneConfirmedAt
+          ? undefined
+          : 'phone_not_confirmed'
+        : !user.emailConfirmedAt
+          ? 'email_not_confirmed'
+          : undefined;
   if (refusal) {
     // The password was right, so this was no guess: it must not count toward the back-off (an
     // unconfirmed user retrying would end up with 429s), and the refusal is audited like a failure.
@@ -86,7 +102,11 @@ export async function passwordGrant(
     refreshToken,
     relations: { identities, factors },
   });
-  const weak = passwordProblems(input.password, passwordPolicyOf(deps.config), { email });
+  const weak = passwordProblems(
+    input.password,
+    passwordPolicyOf(deps.config),
+    byPhone ? {} : { email: account },
+  );
   response.weak_password =
     weak.reasons.length > 0 ? { message: weak.messages.join(' '), reasons: weak.reasons } : null;
   return response;

@@ -8,6 +8,7 @@ import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
 import { signInAnonymously } from '../anonymous/index.ts';
+import { signUpWithPhone } from './phone-signup.ts';
 import { signUp } from './signup.ts';
 
 export const signupBody = z.object({
@@ -15,6 +16,7 @@ export const signupBody = z.object({
   password: passwordField.optional(),
   phone: z.string().max(100).optional(),
   data: metadataField,
+  channel: z.string().max(20).optional(),
   code_challenge: z.string().max(1000).nullish(),
   code_challenge_method: z.string().max(20).nullish(),
 });
@@ -26,7 +28,7 @@ export function signupEndpoints(deps: Deps): Endpoint[] {
       path: '/signup',
       access: 'apikey',
       summary:
-        'Create an account (email + password; a confirmation email is sent unless MAILER_AUTOCONFIRM), or with neither email nor phone an anonymous user (EXTERNAL_ANONYMOUS_USERS_ENABLED)',
+        'Create an account (email + password: a confirmation email unless MAILER_AUTOCONFIRM; phone + password with EXTERNAL_PHONE_ENABLED: an SMS code unless SMS_AUTOCONFIRM), or with neither email nor phone an anonymous user (EXTERNAL_ANONYMOUS_USERS_ENABLED)',
       body: signupBody,
       query: z.object({ redirect_to: z.string().optional() }),
       responses: {
@@ -42,8 +44,28 @@ export function signupEndpoints(deps: Deps): Endpoint[] {
         // response floor (no address to keep secret).
         if (!body.email && !body.phone)
           return c.json(await signInAnonymously(deps, parseMetadata(body.data) ?? {}, c.get('meta')));
-        if (body.phone !== undefined && body.email === undefined)
-          throw new AuthError('phone_provider_disabled');
+        if (body.email && body.phone)
+          throw new AuthError(
+            'validation_failed',
+            'Only an email address or phone number should be provided on signup.',
+          );
+        if (body.phone && !body.email) {
+          const phone = body.phone;
+          const result = await withResponseFloor(deps, () =>
+            signUpWithPhone(
+              deps,
+              {
+                phone,
+                password: body.password,
+                data: parseMetadata(body.data) ?? {},
+                channel: body.channel,
+                hasPkce: Boolean(body.code_challenge),
+              },
+              c.get('meta'),
+            ),
+          );
+          return c.json(result);
+        }
         const redirectTo = redirectFor(deps, c, query('redirect_to'));
         const result = await withResponseFloor(deps, () =>
           signUp(

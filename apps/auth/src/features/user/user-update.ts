@@ -23,11 +23,14 @@ import {
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import { hasVerifiedFactor } from '../mfa/index.ts';
+import { requestPhoneChange } from '../otp/index.ts';
 import { emailChangeQuota, mailEmailChange } from './email-change.ts';
 import { checkNonceGiven, consumeNonce, passwordChangeNeedsNonce } from './reauthenticate.ts';
 
 export type UserUpdateInput = {
   email?: string | undefined;
+  /** A new phone number: held as pending and confirmed by an SMS code (verifyOtp type phone_change). */
+  phone?: string | undefined;
   password?: string | undefined;
   /** The code from GET /reauthenticate, when the password change needs one. */
   nonce?: string | undefined;
@@ -60,7 +63,10 @@ function assertMetadataFits(current: Record<string, unknown>, merged: Record<str
     throw new AuthError('validation_failed', 'data is too large');
 }
 
-/** PUT /user: metadata, password (ends the user's other sessions) and email change (confirmed by mail). */
+/**
+ * PUT /user: metadata, password (ends the user's other sessions), email change (confirmed by mail)
+ * and phone change (confirmed by an SMS code, features/otp).
+ */
 export async function updateCurrentUser(
   deps: Deps,
   user: UserRow,
@@ -71,14 +77,14 @@ export async function updateCurrentUser(
 ): Promise<User> {
   // With MFA on, changing the email or password needs an aal2 session (GoTrue: 401 insufficient_aal).
   if (
-    (input.password !== undefined || input.email !== undefined) &&
+    (input.password !== undefined || input.email !== undefined || input.phone !== undefined) &&
     session.aal !== 'aal2' &&
     hasVerifiedFactor(await listFactors(deps.db, user.id))
   )
     throw new AuthError('insufficient_aal');
   // An anonymous user's password would belong to no address it could sign in with: GoTrue refuses
   // it unless the same request adds the email.
-  if (user.isAnonymous && input.password && !input.email)
+  if (user.isAnonymous && input.password && !input.email && !input.phone)
     throw new AuthError(
       'validation_failed',
       'Updating password of an anonymous user without an email or phone is not allowed',
@@ -107,6 +113,9 @@ export async function updateCurrentUser(
       newEmail = email;
     }
   }
+  // A phone change texts its code first: a number taken by another account is refused (422
+  // phone_exists) before anything else of the request is written.
+  const phoneChange = input.phone ? await requestPhoneChange(deps, user, input.phone) : undefined;
   let mailed = false;
   const updated = await deps.db
     .transaction(async (tx) => {
@@ -129,6 +138,7 @@ export async function updateCurrentUser(
         patch.emailChangeConfirmStatus = 0;
       }
       let row = await updateUser(tx, user.id, patch);
+      if (phoneChange?.pending) await audit(tx, 'user_modified', user.id, meta.ip, { phone_change: true });
       if (passwordHash) {
         // A new password ends every other session and voids outstanding links (GoTrue's rule).
         await deleteUserSessions(tx, user.id, session.id);

@@ -12,6 +12,7 @@ import { updateCurrentUser } from './user-update.ts';
 
 export const userUpdateBody = z.object({
   email: emailField.optional(),
+  phone: z.string().max(100).optional(),
   password: passwordField.optional(),
   data: metadataField,
   nonce: z.string().max(100).optional(),
@@ -44,13 +45,13 @@ export function userEndpoints(deps: Deps): Endpoint[] {
       path: '/user',
       access: 'user',
       summary:
-        'Update metadata, password (ends other sessions; from a session over 24 h old with the nonce of GET /reauthenticate) or email (confirmed by links to the current and the new address)',
+        'Update metadata, password (ends other sessions; from a session over 24 h old with the nonce of GET /reauthenticate) email (confirmed by links to the current and the new address) or phone (EXTERNAL_PHONE_ENABLED: confirmed by an SMS code, verifyOtp type phone_change)',
       body: userUpdateBody,
       query: z.object({ redirect_to: z.string().optional() }),
       responses: {
         200: { description: 'User', schema: userSchema },
         400: 'reauthentication_needed',
-        422: 'weak_password / same_password / email_exists / reauthentication_not_valid',
+        422: 'weak_password / same_password / email_exists / phone_exists / reauthentication_not_valid',
       },
       handler: async (c, { body, query }) => {
         const { user, session } = c.get('auth');
@@ -60,6 +61,7 @@ export function userEndpoints(deps: Deps): Endpoint[] {
           session,
           {
             email: body.email,
+            phone: body.phone || undefined,
             password: body.password,
             nonce: body.nonce,
             data: parseMetadata(body.data),

@@ -26,6 +26,8 @@ beforeAll(async () => {
     RATE_LIMIT_MFA_PER_IP: '1',
     RATE_LIMIT_ANONYMOUS_USERS: '1',
     EXTERNAL_ANONYMOUS_USERS_ENABLED: 'true',
+    PASSKEY_ENABLED: 'true',
+    RATE_LIMIT_PASSKEY_PER_IP: '1',
   });
   email = uniqueEmail('rate-table');
   const signup = await call(
@@ -78,6 +80,18 @@ const requests: Record<string, () => Request> = {
   'POST /otp': () => ({ method: 'POST', path: '/otp', body: { email: uniqueEmail('rt') } }),
   'PUT /user': () => ({ method: 'PUT', path: '/user', body: { data: { n: 1 } }, auth: true }),
   'GET /reauthenticate': () => ({ method: 'GET', path: '/reauthenticate', auth: true }),
+  'POST /passkeys/authentication/options': () => ({
+    method: 'POST',
+    path: '/passkeys/authentication/options',
+    body: {},
+  }),
+  'POST /passkeys/authentication/verify': () => ({
+    method: 'POST',
+    path: '/passkeys/authentication/verify',
+    body: { challenge_id: crypto.randomUUID(), credential: { id: 'x' } },
+  }),
+  // A wrong nonce: counted, then refused (the account stays).
+  'DELETE /account': () => ({ method: 'DELETE', path: '/account', body: { nonce: '000000' }, auth: true }),
   'GET /verify': () => ({ method: 'GET', path: '/verify?token=not-a-token&type=signup' }),
   'POST /verify': () => ({
     method: 'POST',

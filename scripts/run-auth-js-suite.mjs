@@ -16,7 +16,16 @@
 // AUTH_JS_JSON=<file>: also write jest's JSON report there.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
@@ -71,7 +80,7 @@ function prepareSource() {
   const keep = existsSync(join(work, PKG, 'node_modules'))
     ? join(cache, `node_modules.${process.pid}`)
     : undefined;
-  if (keep) cpSync(join(work, PKG, 'node_modules'), keep, { recursive: true, verbatimSymlinks: true });
+  if (keep) renameSync(join(work, PKG, 'node_modules'), keep);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   if (gitDir) {
@@ -90,10 +99,7 @@ function prepareSource() {
     for (const f of ['tsconfig.base.json', 'pnpm-workspace.yaml'])
       if (existsSync(join(tree, f))) cpSync(join(tree, f), join(work, f));
   }
-  if (keep) {
-    cpSync(keep, join(work, PKG, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-    rmSync(keep, { recursive: true, force: true });
-  }
+  if (keep) renameSync(keep, join(work, PKG, 'node_modules'));
   return join(work, PKG);
 }
 
@@ -130,7 +136,7 @@ function installDependencies(pkgDir) {
 }
 
 async function waitForHealth(url, child) {
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited (code ${child.exitCode})`);
     try {
@@ -141,7 +147,7 @@ async function waitForHealth(url, child) {
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error('the service did not answer /health within 120 s');
+  throw new Error('the service did not answer /health within 300 s');
 }
 
 /** Our service, configured as the suite's test/supabase/config.toml. */
@@ -184,7 +190,9 @@ function startService(pkgDir) {
     SMS_MAX_FREQUENCY: '1',
     MFA_PHONE_MAX_FREQUENCY: '1',
     MFA_MAX_ENROLLED_FACTORS: '10',
-    // [auth.webauthn]
+    // [auth.passkey] enabled = true; [auth.webauthn]
+    PASSKEY_ENABLED: 'true',
+    RATE_LIMIT_PASSKEY_PER_IP: '100000',
     WEBAUTHN_RP_ID: 'localhost',
     WEBAUTHN_RP_ORIGINS: 'http://localhost:5173',
     WEBAUTHN_RP_DISPLAY_NAME: 'auth-js tests',

@@ -77,6 +77,12 @@ export async function runRotateKeys(argv: string[], env: NodeJS.ProcessEnv = pro
           );
         if (retired.length === 0 && kept.length === 0) console.log('Nothing to retire.');
       }
+      // The configured GoTrue keys outrank the database's (crypto/jwt.ts): say so, or the operator
+      // would expect this rotation to change what signs.
+      if (config.jwtKeys.some((k) => k.signs))
+        console.log(
+          'Note: JWT_KEYS or JWT_SECRET is set and signs the access tokens; the database keys below only verify.',
+        );
       for (const k of await listSigningKeys(database.db))
         console.log(`  ${k.kid}  ${k.status.padEnd(11)}  created ${k.createdAt?.toISOString() ?? '?'}`);
       return 0;

@@ -7,6 +7,7 @@ import { type AuthMode, paths } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
 import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
 import { ResendConfirmation } from '~/features/auth/components/resend-confirmation.tsx';
+import { SocialButtons } from '~/features/auth/components/social-buttons.tsx';
 import {
   type CredentialField,
   credentialLimits,
@@ -158,7 +159,11 @@ export function AuthForm({ initialMode }: AuthFormProps) {
         ? `${m.account.notices.linkExpired} ${m.account.notices.linkNext}`
         : notice === 'invalid'
           ? `${m.account.notices.linkInvalid} ${m.account.notices.linkNext}`
-          : '';
+          : notice === 'provider'
+            ? m.account.notices.providerFailed
+            : notice === 'provider-email'
+              ? m.account.notices.providerEmailTaken
+              : '';
 
   if (session.status === 'needs-mfa')
     return (
@@ -247,6 +252,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           {submitting ? m.auth.pending : copy.submit}
         </Button>
       </form>
+      {hydrated ? <SocialButtons disabled={submitting} /> : null}
       {resendOffer ? (
         <ResendConfirmation
           email={resendAddress}

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { type ConfiguredKey, parseJwtKeys, secretKey } from './crypto/configured-keys.ts';
 
 /** The repository root (apps/auth/src/config.ts → ../../..). Relative paths in config resolve from here. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -253,6 +254,41 @@ export const envSchema = z.object({
   JWT_ADMIN_ROLES: z.string().default('service_role,supabase_admin').meta({
     description:
       'comma-separated JWT `role` values that may call the admin API (besides `SERVICE_ROLE_KEY`); the JWT must be signed by the service',
+  }),
+  // GoTrue's JWT settings, so the service can stand in for GoTrue beside PostgREST, Storage and
+  // Realtime, which verify its tokens with the same secret or keys.
+  JWT_SECRET: optionalString.meta({
+    description:
+      "GoTrue's shared secret: HS256 tokens signed with it verify (an admin's `service_role` JWT, PostgREST's), and it signs the access tokens when `JWT_KEYS` is unset (≥ 32 characters)",
+    unsetMeans: 'unset: no HS256',
+  }),
+  JWT_KEY_ID: optionalString.meta({
+    description: "the `kid` of `JWT_SECRET`'s HS256 key (GoTrue's `GOTRUE_JWT_KEY_ID`)",
+    unsetMeans: 'unset: tokens it signs carry no kid',
+  }),
+  JWT_KEYS: optionalString.meta({
+    description:
+      'GoTrue\'s JSON array of private JWKs (RS256, RS512, ES256, ES512, EdDSA, or `oct` HS256): the one whose `key_ops` has `"sign"` signs the access tokens, the others only verify; asymmetric public keys are published in the JWKS',
+    unsetMeans: 'unset: the database keys (`npm run keys:rotate`)',
+  }),
+  JWT_AUD: z.string().trim().min(1).max(200).default('authenticated').meta({
+    description: 'the `aud` of access tokens and new users (user tokens naming another are refused)',
+  }),
+  JWT_DEFAULT_GROUP_NAME: z.string().trim().min(1).max(200).default('authenticated').meta({
+    description: 'the `role` of new users, which their access tokens carry (PostgREST switches to it)',
+  }),
+  API_EXTERNAL_URL: optionalString.meta({
+    description:
+      "the public URL of the API, path included (`https://auth.example.com` with `API_PATH=/`): email links point at `$API_EXTERNAL_URL/verify`, and it is the tokens' issuer",
+    unsetMeans: '`$SITE_URL$API_PATH`',
+  }),
+  API_PATH: z.string().trim().default('/auth/v1').meta({
+    description:
+      "where the API is mounted: `/auth/v1` (beside the site, as Supabase serves it) or `/` (the API alone, as GoTrue's own container serves it; the site is then not served)",
+  }),
+  API_KEY_REQUIRED: bool.default(true).meta({
+    description:
+      'every endpoint but the public ones needs the `apikey` header (`ANON_KEY` or `SERVICE_ROLE_KEY`); `false`: as GoTrue, which leaves that check to a gateway, a request without one (or with another) passes',
   }),
   JWT_EXPIRY: int(1, 60 * 60 * 24 * 7)
     .default(3600)
@@ -704,6 +740,15 @@ export type Config = {
   /** Roles whose signed JWT is an admin credential (the admin API). */
   JWT_ADMIN_ROLES: string[];
   JWT_EXPIRY: number;
+  /** JWT_KEYS and JWT_SECRET, parsed (crypto/configured-keys.ts); empty: the database keys alone. */
+  jwtKeys: ConfiguredKey[];
+  JWT_AUD: string;
+  JWT_DEFAULT_GROUP_NAME: string;
+  /** Without a trailing slash; undefined: SITE_URL + API_PATH (core/api-url.ts). */
+  API_EXTERNAL_URL: string | undefined;
+  /** '' for the root, else '/auth/v1' (no trailing slash). */
+  API_PATH: string;
+  API_KEY_REQUIRED: boolean;
   MAILER_AUTOCONFIRM: boolean;
   MAILER_OTP_EXP: number;
   MAILER_SECURE_EMAIL_CHANGE_ENABLED: boolean;
@@ -1030,6 +1075,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!ok)
       invalid.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path)`);
   }
+  // API_PATH: '/' or '/segment[/segment…]'; kept without its trailing slash ('' for the root).
+  const apiPath = e.API_PATH.replace(/\/+$/, '');
+  if (apiPath !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(apiPath))
+    invalid.push(`API_PATH: "${e.API_PATH.slice(0, 100)}" is not / or a path like /auth/v1`);
+  let apiExternalUrl: string | undefined;
+  if (e.API_EXTERNAL_URL !== undefined) {
+    try {
+      const u = new URL(e.API_EXTERNAL_URL);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+      if (u.search || u.hash) throw new Error('query');
+      apiExternalUrl = u.href.replace(/\/+$/, '');
+    } catch {
+      invalid.push('API_EXTERNAL_URL: must be an http(s) URL without query or fragment');
+    }
+  }
+  // The key material is never echoed: only which key and what is wrong with it.
+  let jwtKeys: ConfiguredKey[] = [];
+  try {
+    if (e.JWT_KEYS !== undefined) jwtKeys = parseJwtKeys(e.JWT_KEYS);
+  } catch (err) {
+    invalid.push((err as Error).message);
+  }
+  if (e.JWT_SECRET !== undefined) {
+    // 256 bits at least (RFC 7518 §3.2), as Supabase asks of it: a short HMAC secret can be
+    // brute-forced offline from a single token.
+    if (e.JWT_SECRET.length < 32) invalid.push('JWT_SECRET: must be at least 32 characters');
+    else if (e.JWT_KEY_ID !== undefined && jwtKeys.some((k) => k.kid === e.JWT_KEY_ID))
+      invalid.push('JWT_KEY_ID: a JWT_KEYS key already has this kid');
+    else jwtKeys.push(secretKey(e.JWT_SECRET, e.JWT_KEY_ID, jwtKeys.length === 0));
+  }
   if (corsOrigins.includes('*') && corsOrigins.length > 1)
     invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
   if (e.BACKUP_KEY !== undefined && !/^[0-9a-fA-F]{64}$/.test(e.BACKUP_KEY))
@@ -1127,6 +1202,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     SERVICE_ROLE_KEY: e.SERVICE_ROLE_KEY,
     JWT_ADMIN_ROLES: list(e.JWT_ADMIN_ROLES),
     JWT_EXPIRY: e.JWT_EXPIRY,
+    jwtKeys,
+    JWT_AUD: e.JWT_AUD,
+    JWT_DEFAULT_GROUP_NAME: e.JWT_DEFAULT_GROUP_NAME,
+    API_EXTERNAL_URL: apiExternalUrl,
+    API_PATH: apiPath,
+    API_KEY_REQUIRED: e.API_KEY_REQUIRED,
     MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
     MAILER_OTP_EXP: e.MAILER_OTP_EXP,
     MAILER_SECURE_EMAIL_CHANGE_ENABLED: e.MAILER_SECURE_EMAIL_CHANGE_ENABLED,

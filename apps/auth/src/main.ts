@@ -74,7 +74,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await database.close().catch(() => {});
     throw databaseStartupError(config, err);
   }
-  const keys = new KeyStore(() => listSigningKeys(database.db));
+  const keys = new KeyStore(() => listSigningKeys(database.db), {
+    configured: config.jwtKeys,
+    audience: config.JWT_AUD,
+  });
   await keys.reload();
   const secrets = {
     refreshChain: await getOrCreateSecret(database.db, 'refresh_token_chain'),
@@ -121,7 +124,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const { existsSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const withSite = opts.site ?? existsSync(join(config.SITE_DIR, 'index.html'));
+  // API_PATH=/ gives every path to the API (GoTrue's own container): no site beside it.
+  const withSite = config.API_PATH !== '' && (opts.site ?? existsSync(join(config.SITE_DIR, 'index.html')));
   const app = createHttpApp(deps, {
     site: withSite
       ? {
@@ -283,17 +287,18 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   logger.info(
     {
       url: base,
-      authApi: `${base}/auth/v1`,
+      authApi: `${base}${config.API_PATH}`,
       listen: `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${server.port}`,
       database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
-      mail: config.SMTP_URL ? 'smtp' : `${base}/auth/v1/_dev/mailbox`,
+      mail: config.SMTP_URL ? 'smtp' : `${base}${config.API_PATH}/_dev/mailbox`,
       production: config.production,
     },
     'listening',
   );
   if (!config.production) {
-    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
-    if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}${config.API_PATH})`);
+    if (!config.SMTP_URL)
+      console.log(`  Development mailbox: ${server.url}${config.API_PATH}/_dev/mailbox\n`);
   }
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');

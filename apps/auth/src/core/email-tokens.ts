@@ -2,6 +2,7 @@ import { hmac, randomOtp, randomToken, sha256 } from '../crypto/tokens.ts';
 import type { DbOrTx } from '../db/client.ts';
 import { type OneTimeTokenType, replaceOneTimeToken } from '../db/one-time-tokens.repo.ts';
 import { enqueueMail } from '../db/outbox.repo.ts';
+import { apiExternalUrl } from './api-url.ts';
 import type { Deps } from './deps.ts';
 import type { MailLocale } from './mail/locale.ts';
 import type { MailKind } from './mail/templates.ts';
@@ -96,7 +97,7 @@ export async function issueEmailToken(
   });
   let link: URL | undefined;
   if (!p.codeOnly) {
-    link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
+    link = new URL(`${apiExternalUrl(deps.config)}/verify`);
     link.searchParams.set('token', token);
     link.searchParams.set('type', p.linkType ?? verifyType[p.type]);
     link.searchParams.set('redirect_to', p.redirectTo);

@@ -19,8 +19,10 @@ export function childRefreshToken(secret: string, parent: string): string {
   return hmac(secret, `refresh-child:${parent}`);
 }
 
+/** The tokens' `iss`: API_EXTERNAL_URL when set (as the Supabase CLI configures GoTrue), else where the API is served. */
 export function issuerFor(deps: Deps): string {
-  return `${deps.config.SUPABASE_URL ?? deps.config.SITE_URL}/auth/v1`;
+  const c = deps.config;
+  return c.API_EXTERNAL_URL ?? `${c.SUPABASE_URL ?? c.SITE_URL}${c.API_PATH}`;
 }
 
 /**

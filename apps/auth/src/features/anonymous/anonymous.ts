@@ -7,6 +7,7 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -30,7 +31,12 @@ export async function signInAnonymously(
   const id = randomUUID();
   await beforeUserCreated(deps, candidateUser({ id, provider: 'anonymous', data, now }), meta.ip);
   const { user, started } = await deps.db.transaction(async (tx) => {
-    const user = await insertAnonymousUser(tx, { id, userMetadata: data, now });
+    const user = await insertAnonymousUser(tx, {
+      id,
+      userMetadata: data,
+      now,
+      ...newUserAudRole(deps.config),
+    });
     await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'anonymous' });
     const started = await startSession(deps, tx, user, 'anonymous', meta);
     await audit(tx, 'login', user.id, meta.ip, { provider: 'anonymous' });

@@ -9,6 +9,7 @@ import { issueEmailToken } from '../../core/email-tokens.ts';
 import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
@@ -138,6 +139,7 @@ async function insertPasswordlessUser(
     confirmedAt: autoconfirm ? now : null,
     confirmationSentAt: null,
     now,
+    ...newUserAudRole(deps.config),
   });
   await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email', method: 'otp' });
   return user;

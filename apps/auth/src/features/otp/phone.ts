@@ -8,6 +8,7 @@ import { otpHash } from '../../core/email-tokens.ts';
 import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { parsePhone } from '../../core/phone.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
@@ -129,7 +130,13 @@ export async function requestPhoneOtp(
     );
     try {
       user = await deps.db.transaction(async (tx) => {
-        const created = await insertPhoneUser(tx, { id, phone, userMetadata: input.data, now: deps.clock() });
+        const created = await insertPhoneUser(tx, {
+          id,
+          phone,
+          userMetadata: input.data,
+          now: deps.clock(),
+          ...newUserAudRole(deps.config),
+        });
         await audit(tx, 'user_signedup', created.id, meta.ip, { provider: 'phone' });
         return created;
       });

@@ -8,6 +8,7 @@ import type { Session, User } from '../../core/http/response-schemas.ts';
 import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuotaLimits, enforceOtpIpLimit, enforceRateLimits, type Limit } from '../../core/rate-limit.ts';
@@ -86,6 +87,7 @@ export async function signUp(
         confirmedAt: autoconfirm ? now : null,
         confirmationSentAt: autoconfirm ? null : now,
         now,
+        ...newUserAudRole(deps.config),
       });
       await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email' });
       if (!autoconfirm) {
@@ -159,7 +161,7 @@ async function repeatedSignup(
   if (user.emailConfirmedAt) {
     if (deps.config.MAILER_AUTOCONFIRM) throw new AuthError('user_already_exists');
     await audit(deps.db, 'user_repeated_signup', user.id, meta.ip, { provider: 'email' });
-    return fakeUserJson(randomUUID(), email, data, deps.clock());
+    return fakeUserJson(randomUUID(), email, data, deps.clock(), newUserAudRole(deps.config));
   }
   // Unconfirmed: the newest sign-up replaces the pending one, password and metadata included, and
   // its fresh link replaces the earlier one (one confirmation token per account). Keeping the first

@@ -1,8 +1,10 @@
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
+import { type HookEmailData, hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
 import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
@@ -18,6 +20,7 @@ import { countQueuedMail } from './db/outbox.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
 import { sweepExpiredFactors } from './features/mfa/factors.ts';
+import { onlineBackupResponder } from './features/ops/online-backup.ts';
 import { sweepPasskeyChallenges } from './features/passkeys/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 
@@ -39,7 +42,8 @@ export type RunningServer = {
   sweeper: Sweeper;
   /**
    * Stops listening at once (new connections are refused). With graceMs, requests in flight get that
-   * long to finish (idle keep-alive connections close now); without, every connection closes now.
+   * long to finish and keep-alive connections are left for the client to close (each answer now says
+   * `Connection: close`); without, every connection closes now.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 };
@@ -70,12 +74,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await database.close().catch(() => {});
     throw databaseStartupError(config, err);
   }
-  const keys = new KeyStore(() => listSigningKeys(database.db));
+  const keys = new KeyStore(() => listSigningKeys(database.db), {
+    configured: config.jwtKeys,
+    audience: config.JWT_AUD,
+  });
   await keys.reload();
   const secrets = {
     refreshChain: await getOrCreateSecret(database.db, 'refresh_token_chain'),
     otp: await getOrCreateSecret(database.db, 'email_otp'),
   };
+  // What the auth hooks need (core/hooks), before the rest of the deps exist.
+  const hookDeps = { config, db: database.db, logger, clock };
   const transport =
     opts.mailTransport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : devMailboxTransport());
   const mail = createMailDispatcher({
@@ -85,15 +94,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     clock,
     linkLifetimeMs: config.MAILER_OTP_EXP * 1000,
+    sendHook: config.hooks.SEND_EMAIL
+      ? (m) => sendEmailThroughHook(hookDeps, { userId: m.userId, emailData: m.emailData as HookEmailData })
+      : undefined,
   });
   const m = config.mfa;
   const sms =
     opts.smsSender ??
-    (m.smsProvider === 'webhook' && m.smsWebhookUrl
-      ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
-      : m.smsProvider === 'dev'
-        ? devMailboxSms(database.db)
-        : noSms);
+    (config.hooks.SEND_SMS
+      ? hookSmsSender(hookDeps)
+      : m.smsProvider === 'webhook' && m.smsWebhookUrl
+        ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
+        : m.smsProvider === 'dev'
+          ? devMailboxSms(database.db)
+          : noSms);
   const deps: Deps = {
     config,
     database,
@@ -110,7 +124,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const { existsSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const withSite = opts.site ?? existsSync(join(config.SITE_DIR, 'index.html'));
+  // API_PATH=/ gives every path to the API (GoTrue's own container): no site beside it.
+  const withSite = config.API_PATH !== '' && (opts.site ?? existsSync(join(config.SITE_DIR, 'index.html')));
   const app = createHttpApp(deps, {
     site: withSite
       ? {
@@ -191,19 +206,31 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         clearInterval(factorSweeper);
         clearInterval(keyReloader);
         removeMetricsSource();
-        const conns = server as unknown as { closeAllConnections?(): void; closeIdleConnections?(): void };
+        const conns = server as unknown as { closeAllConnections?(): void };
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
           if (options.graceMs) {
-            conns.closeIdleConnections?.();
-            // Keep-alive connections that finish a request after this point are idle: close them too.
-            const idle = setInterval(() => conns.closeIdleConnections?.(), 100);
+            // Stop accepting only (net.Server's close: http.Server's would also cut idle keep-alive
+            // connections). A proxy's new connection is then refused, which nginx retries on another
+            // instance for any method. Cutting an idle keep-alive connection is what turns a rolling
+            // restart into a 502: the proxy may be sending a request on it at that instant, and it
+            // retries only idempotent requests once one is sent. Instead every answer from now on
+            // says `Connection: close`, so the proxy drops each connection itself after its next
+            // answer; idle ones end at the proxy's keep-alive timeout (deploy/nginx sets it below
+            // Node's 5 s, which closes the rest); whatever remains at graceMs is cut.
+            (
+              server as unknown as { prependListener: NodeJS.EventEmitter['prependListener'] }
+            ).prependListener(
+              'request',
+              (_req: unknown, res: { setHeader(name: string, value: string): void }) =>
+                res.setHeader('Connection', 'close'),
+            );
+            net.Server.prototype.close.call(server, () => resolve());
             const force = setTimeout(() => conns.closeAllConnections?.(), options.graceMs);
-            server.once('close', () => {
-              clearInterval(idle);
-              clearTimeout(force);
-            });
-          } else conns.closeAllConnections?.();
+            server.once('close', () => clearTimeout(force));
+          } else {
+            server.close(() => resolve());
+            conns.closeAllConnections?.();
+          }
         });
         await mail.stop();
         await sweepStopped;
@@ -260,17 +287,18 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   logger.info(
     {
       url: base,
-      authApi: `${base}/auth/v1`,
+      authApi: `${base}${config.API_PATH}`,
       listen: `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${server.port}`,
       database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
-      mail: config.SMTP_URL ? 'smtp' : `${base}/auth/v1/_dev/mailbox`,
+      mail: config.SMTP_URL ? 'smtp' : `${base}${config.API_PATH}/_dev/mailbox`,
       production: config.production,
     },
     'listening',
   );
   if (!config.production) {
-    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
-    if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}${config.API_PATH})`);
+    if (!config.SMTP_URL)
+      console.log(`  Development mailbox: ${server.url}${config.API_PATH}/_dev/mailbox\n`);
   }
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
@@ -282,6 +310,15 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       () => process.exit(1),
     );
   };
+  // `npm run backup` while the service runs on the embedded database (features/ops/online-backup.ts).
+  if (server.deps.database.kind === 'pglite' && !config.DATA_DIR.startsWith('memory://')) {
+    const backup = onlineBackupResponder({
+      dataDir: config.DATA_DIR,
+      client: (server.deps.db as unknown as { $client: PGlite }).$client,
+      logger,
+    });
+    process.on('SIGUSR2', () => void backup());
+  }
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

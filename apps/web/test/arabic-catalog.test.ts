@@ -24,6 +24,9 @@ const latinAllowList = [
   /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/g, // emails
   /\bhttps?:\/\/\S+/g, // URLs
   /\b(Instagram|TikTok|LinkedIn|YouTube|Facebook|X|Namaa|English)\b/g,
+  // The account page: the file it saves, and technical names Arabic writes in Latin letters too.
+  /\b[\w-]+\.json\b/g,
+  /\b(QR|JSON)\b/g,
 ];
 
 function untranslatedLatin(text: string): string[] {
@@ -113,6 +116,9 @@ describe('auth errors in Arabic', () => {
       m.invalidCredentials,
     );
     expect(localizedAuthErrorMessage({ message: '' }, m, 'ar')).toBe(m.fallback);
+    expect(
+      localizedAuthErrorMessage({ message: 'weak', code: 'weak_password', reasons: ['pwned'] }, m, 'ar'),
+    ).toBe(m.breachedPassword);
   });
 
   it("replaces the service's English message by the text for its error code", () => {

@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { DEFAULT_NAMESPACE, pgConnection, quoteIdent } from './namespace.ts';
 import { openDurablePglite } from './pglite-durable.ts';
 import * as schema from './schema.ts';
 
@@ -20,6 +21,8 @@ export type DbOrTx = Db | Tx;
 export type Database = {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** The schema holding every table; each connection's search_path (db/namespace.ts). */
+  namespace: string;
   /** Runs `select 1`; throws when the database is unreachable. */
   ping(): Promise<void>;
   /** The PostgreSQL pool's connections (for /metrics); undefined on PGlite (one in-process connection). */
@@ -36,6 +39,8 @@ export type OpenDatabaseOptions = {
   /** The embedded database's shared_buffers, e.g. '16MB' (PGLITE_SHARED_BUFFERS; PGlite's own default is 128MB). */
   sharedBuffers?: string;
   poolSize?: number;
+  /** DB_NAMESPACE: the schema every table lives in (default `auth`, see namespace.ts). */
+  namespace?: string | undefined;
 };
 
 /** The database the configuration names (the service and its CLI commands open the same one alike). */
@@ -45,14 +50,17 @@ export function databaseOptions(config: Config): OpenDatabaseOptions {
     dataDir: config.DATA_DIR,
     fsync: config.PGLITE_FSYNC,
     sharedBuffers: config.PGLITE_SHARED_BUFFERS,
+    namespace: config.DB_NAMESPACE,
   };
 }
 
 /** PostgreSQL when a URL is given, otherwise the embedded PGlite in DATA_DIR/pglite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   if (options.databaseUrl) {
     const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
+      // Every pooled connection starts with search_path = the namespace (no extra round trip).
+      ...pgConnection(options.databaseUrl, namespace),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
       // Bounded statements: a stuck lock must become an error (→ 503), not a hung request.
@@ -72,6 +80,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       kind: 'postgres',
+      namespace,
       async ping() {
         await pool.query('select 1');
       },
@@ -101,40 +110,47 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     mkdirSync(options.dataDir, { recursive: true });
     unlock = lockDataDir(options.dataDir);
   }
-  let client: PGlite;
+  let client: PGlite | undefined;
   try {
     const dir = join(options.dataDir, 'pglite');
-    // PGlite reserves PostgreSQL's default 128MB of shared buffers inside its WebAssembly memory,
-    // which the process then holds for good. The data files also sit in the operating system's page
-    // cache, so a small buffer cache keeps the process small at little cost (README, "Footprint").
-    const startParams = withSharedBuffers(PGlite.defaultStartParams, options.sharedBuffers ?? '16MB');
+    // The session's default search_path (a start parameter, so even a RESET keeps it). And PGlite
+    // reserves PostgreSQL's default 128MB of shared buffers inside its WebAssembly memory, which the
+    // process then holds for good; the data files also sit in the operating system's page cache, so
+    // a small buffer cache keeps the process small at little cost (README, "Footprint").
+    const extraParams = [
+      '-c',
+      `search_path=${namespace}`,
+      '-c',
+      `shared_buffers=${options.sharedBuffers ?? '16MB'}`,
+    ];
+    const startParams = [...PGlite.defaultStartParams, ...extraParams];
     client = inMemory
       ? await PGlite.create({ dataDir: options.dataDir, startParams })
       : options.fsync === false
         ? await PGlite.create({ dataDir: dir, startParams })
-        : await openDurablePglite(dir, startParams);
+        : await openDurablePglite(dir, extraParams);
+    // The embedded database is ours alone: the schema exists from the start, migrated or not.
+    await client.exec(`create schema if not exists ${quoteIdent(namespace)}`);
   } catch (err) {
+    await client?.close().catch(() => {});
     unlock();
     throw err;
   }
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const pglite = client;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
+    namespace,
     async ping() {
-      await client.query('select 1');
+      await pglite.query('select 1');
     },
     poolStats: () => undefined,
     async close() {
-      if (!client.closed) await client.close();
+      if (!pglite.closed) await pglite.close();
       unlock();
     },
   };
-}
-
-/** PGlite's start parameters with PostgreSQL's shared_buffers set (the last `-c` of a name wins). */
-export function withSharedBuffers(params: readonly string[], size: string): string[] {
-  return [...params, '-c', `shared_buffers=${size}`];
 }
 
 /** An error and its causes, outermost first (bounded: a cause cycle must not hang the caller). */

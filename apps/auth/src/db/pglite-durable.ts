@@ -51,16 +51,15 @@ type EmscriptenModule = {
   };
 };
 
-/**
- * Opens (or creates) the PGlite database in `dir`, durable as above. `startParams` are PGlite's
- * (defaults when omitted); fsync is switched on in them.
- */
-export function openDurablePglite(
-  dir: string,
-  startParams: readonly string[] = PGlite.defaultStartParams,
-): Promise<PGlite> {
+/** Opens (or creates) the PGlite database in `dir`, durable as above (plus `-c name=value` start parameters). */
+export function openDurablePglite(dir: string, extraStartParams: string[] = []): Promise<PGlite> {
   return PGlite.create({
     fs: new DurableNodeFS(dir),
-    startParams: [...startParams.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'],
+    startParams: [
+      ...PGlite.defaultStartParams.filter((p) => p !== '-F'),
+      '-c',
+      'wal_sync_method=fsync',
+      ...extraStartParams,
+    ],
   });
 }

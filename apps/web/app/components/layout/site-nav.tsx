@@ -7,7 +7,7 @@ import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { cn } from '~/lib/utils.ts';
 import { BrandMark } from './brand-mark.tsx';
-import { LanguageSwitcher } from './language-switcher.tsx';
+import { LanguageSwitcher, type SwitcherPage } from './language-switcher.tsx';
 
 /** One navigation per page, so a fixed id (the inline script and the toggle refer to it). */
 export const menuId = 'site-menu';
@@ -36,7 +36,14 @@ export const navSections = [
  * `pageScript` is the page's own inline script, run in the same element before menuScript (still
  * before <main> is parsed).
  */
-export function SiteNav({ pageScript }: { pageScript?: string } = {}) {
+export function SiteNav({
+  pageScript,
+  page = 'home',
+}: {
+  pageScript?: string;
+  /** The page the language link points to in the other edition. */
+  page?: SwitcherPage;
+} = {}) {
   const m = useMessages();
   const locale = useLocale();
   const script = pageScript ? `${pageScript};${menuScript}` : menuScript;
@@ -112,10 +119,16 @@ export function SiteNav({ pageScript }: { pageScript?: string } = {}) {
         className={cn('flex items-center gap-3', variant === 'menu' && 'flex-col items-stretch')}
         data-testid={`nav-session-${variant}`}
       >
-        <span className="max-w-56 truncate text-sm text-oasis-100" title={signedIn.email}>
+        {/* The email is the way to the account page (issue #14). */}
+        <a
+          href={paths.account.getHref(locale)}
+          className="max-w-56 truncate rounded-sm text-sm text-oasis-100 underline-offset-4 hover:underline"
+          title={`${m.nav.accountLink}: ${signedIn.email}`}
+          data-testid={`nav-account-${variant}`}
+        >
           <span className="sr-only">{m.nav.signedInAs} </span>
           <bdi data-testid="nav-email">{signedIn.email}</bdi>
-        </span>
+        </a>
         <Button variant="outline" size="sm" className="text-white" onClick={signOut} disabled={signingOut}>
           <LogOut aria-hidden="true" className="rtl:-scale-x-100" />
           {m.nav.signOut}
@@ -156,7 +169,7 @@ export function SiteNav({ pageScript }: { pageScript?: string } = {}) {
         <ul className="ms-6 hidden items-center gap-1 lg:flex">{sectionLinks('bar')}</ul>
         {/* One switcher for every width: it stays in the bar, so no menu has to be opened to find it. */}
         <LanguageSwitcher
-          page="home"
+          page={page}
           className="ms-auto min-h-10 px-3 text-sm text-oasis-50 hover:bg-white/10 hover:text-white"
         />
         <div className="hidden lg:block">{authControls('bar')}</div>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Button, buttonVariants } from '~/components/ui/button.tsx';
 import { LogOut, Menu, X } from '~/components/ui/icons.tsx';
 import { paths, type SectionId } from '~/config/paths.ts';
@@ -36,7 +36,14 @@ export const navSections = [
  * `pageScript` is the page's own inline script, run in the same element before menuScript (still
  * before <main> is parsed).
  */
-export function SiteNav({ pageScript }: { pageScript?: string } = {}) {
+export function SiteNav({
+  pageScript,
+  signedInExtra,
+}: {
+  pageScript?: string;
+  /** More controls for a signed-in visitor, before Sign Out (the home page: Add a passkey). */
+  signedInExtra?: ReactNode;
+} = {}) {
   const m = useMessages();
   const locale = useLocale();
   const script = pageScript ? `${pageScript};${menuScript}` : menuScript;
@@ -116,6 +123,7 @@ export function SiteNav({ pageScript }: { pageScript?: string } = {}) {
           <span className="sr-only">{m.nav.signedInAs} </span>
           <bdi data-testid="nav-email">{signedIn.email}</bdi>
         </span>
+        {signedInExtra}
         <Button variant="outline" size="sm" className="text-white" onClick={signOut} disabled={signingOut}>
           <LogOut aria-hidden="true" className="rtl:-scale-x-100" />
           {m.nav.signOut}

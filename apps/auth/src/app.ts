@@ -7,9 +7,11 @@ import { type Endpoint, honoPath, mountEndpoint } from './core/http/define-endpo
 import { type Access, guardChains } from './core/http/guards.ts';
 import { requestContext } from './core/http/middleware.ts';
 import { hstsHeader, securityHeaders } from './core/http/security-headers.ts';
+import { countAuthError } from './core/metrics.ts';
 import { isDatabaseUnavailable, sqlState } from './db/client.ts';
 import { errorSummary } from './db/error-summary.ts';
 import { API_VERSION_HEADER, AuthError, toErrorResponse } from './errors.ts';
+import { accountEndpoints } from './features/account/account.routes.ts';
 import { adminEndpoints } from './features/admin/admin.routes.ts';
 import { recoverEndpoints } from './features/email-links/recover.routes.ts';
 import { resendEndpoints } from './features/email-links/resend.routes.ts';
@@ -18,6 +20,7 @@ import { jwksEndpoints } from './features/keys/jwks.routes.ts';
 import { factorEndpoints } from './features/mfa/factors.routes.ts';
 import { devMailboxEndpoints } from './features/ops/dev-mailbox.routes.ts';
 import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.ts';
+import { metricsHandler } from './features/ops/metrics.routes.ts';
 import { settingsEndpoints } from './features/ops/settings.routes.ts';
 import { otpEndpoints } from './features/otp/otp.routes.ts';
 import { passkeyEndpoints } from './features/passkeys/passkeys.routes.ts';
@@ -54,6 +57,7 @@ function handleError(deps: Deps) {
       log.error({ err: errorSummary(err, { stack: true }) }, 'unexpected error');
       authError = new AuthError('unexpected_failure');
     }
+    countAuthError(authError.code);
     const res = toErrorResponse(c, authError, requestId);
     if (requestId) res.headers.set('X-Request-Id', requestId);
     return res;
@@ -80,6 +84,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
     ...passkeyEndpoints(deps),
+    ...accountEndpoints(deps),
     ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
   ];
@@ -155,6 +160,9 @@ export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): Hono<Ap
   const app = new Hono<AppEnv>();
   app.use('*', requestContext(deps));
   app.route('/auth/v1', createAuthApi(deps));
+  // Beside the API, not under it: Prometheus scrapes /metrics by convention, and the apikey guards
+  // do not apply (its own token does, see features/ops/metrics.routes.ts). Off: the site's 404.
+  if (deps.config.METRICS_ENABLED) app.get('/metrics', metricsHandler(deps));
   if (options.site) {
     const log = deps.logger.child({ part: 'site' });
     app.route('/', createSiteApp({ ...options.site, logger: { warn: (obj, msg) => log.warn(obj, msg) } }));

@@ -167,6 +167,18 @@ export const envSchema = z.object({
     description:
       'browser origins allowed to call the API: `*` or a comma-separated list of origins (`https://app.example`); others get no `Access-Control-Allow-Origin`',
   }),
+  // Prometheus metrics at /metrics (core/metrics.ts). In production they are off unless a bearer
+  // token protects them: counts of sign-ins and errors are operator information, not public.
+  METRICS_ENABLED: bool.optional().meta({
+    description:
+      'serve Prometheus metrics at `/metrics` (`false`: not served; `true` in production without `METRICS_TOKEN` serves them to anyone who reaches the port, with a start-up warning)',
+    unsetMeans: 'on outside production; in production on only when `METRICS_TOKEN` is set',
+  }),
+  METRICS_TOKEN: optionalString.meta({
+    description:
+      '`/metrics` then needs `Authorization: Bearer <token>` (Prometheus `authorization.credentials`); ≥ 32 characters in production',
+    unsetMeans: 'unset: no token asked',
+  }),
   SUPABASE_URL: optionalString.meta({
     description: 'auth origin the site should use, e.g. a hosted Supabase project',
     unsetMeans: "the page's own origin",
@@ -350,6 +362,32 @@ export const envSchema = z.object({
     .meta({
       description: "a session ends this many seconds after its last refresh (GoTrue's setting; `0`: never)",
     }),
+  // The periodic sweep (core/sweep.ts): what the service no longer needs is deleted in small batches.
+  // Each RETENTION_* is how long a row is kept after it stopped being usable; one mechanism, so a
+  // retention policy (the Gulf edition's) is a matter of these settings.
+  SWEEP_INTERVAL: int(0, 86400)
+    .default(600)
+    .meta({ description: 'seconds between two sweeps of expired and ended rows (`0`: never sweep)' }),
+  RETENTION_REVOKED_REFRESH_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a rotated refresh token is kept after `REFRESH_TOKEN_REUSE_INTERVAL` (its replay then ends the session; after, it is unknown). The parent of the active token is always kept',
+    }),
+  RETENTION_ENDED_SESSIONS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description:
+        'seconds a session ended by `SESSIONS_TIMEBOX`, `SESSIONS_INACTIVITY_TIMEOUT` or `not_after` is kept',
+    }),
+  RETENTION_EXPIRED_TOKENS: int(0, 365 * 86400)
+    .default(86400)
+    .meta({
+      description: 'seconds expired email links and codes, PKCE flow states and MFA challenges are kept',
+    }),
+  AUDIT_LOG_RETENTION_DAYS: int(0, 100 * 365)
+    .default(90)
+    .meta({ description: 'days audit-log rows are kept (`0`: forever)' }),
   // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
   // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts), so a
   // broken one stops start-up. Unset: the built-in design, in the user's language.
@@ -443,6 +481,9 @@ export type Config = {
   HSTS_INCLUDE_SUBDOMAINS: boolean;
   /** ['*'] or exact origins (`https://app.example`, no path). */
   CORS_ALLOWED_ORIGINS: string[];
+  /** /metrics is served (METRICS_ENABLED, or its default worked out from production and the token). */
+  METRICS_ENABLED: boolean;
+  METRICS_TOKEN: string | undefined;
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
@@ -476,6 +517,15 @@ export type Config = {
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
+  /** The periodic sweep (core/sweep.ts); seconds, except auditDays. */
+  sweep: {
+    interval: number;
+    revokedRefreshTokens: number;
+    endedSessions: number;
+    expiredTokens: number;
+    /** 0: keep forever. */
+    auditDays: number;
+  };
   /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
   mailer: {
     templates: Partial<Record<MailTemplateName, string>>;
@@ -680,6 +730,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`SITE_URL must be https in production (got ${siteUrl.origin})`);
     if (e.SERVICE_ROLE_KEY !== undefined && e.SERVICE_ROLE_KEY.length < 32)
       problems.push('SERVICE_ROLE_KEY must be at least 32 characters');
+    if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < 32)
+      problems.push('METRICS_TOKEN must be at least 32 characters');
+    if (e.METRICS_ENABLED === true && e.METRICS_TOKEN === undefined)
+      warnings.push(
+        'METRICS_ENABLED=true without METRICS_TOKEN: /metrics answers anyone who reaches the port; set METRICS_TOKEN or block /metrics at the proxy',
+      );
   }
   const smsProvider = e.SMS_PROVIDER || (production ? 'none' : 'dev');
   if (smsProvider === 'webhook' && !e.SMS_WEBHOOK_URL)
@@ -730,6 +786,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     HSTS_MAX_AGE: e.HSTS_MAX_AGE,
     HSTS_INCLUDE_SUBDOMAINS: e.HSTS_INCLUDE_SUBDOMAINS,
     CORS_ALLOWED_ORIGINS: corsOrigins.length > 0 ? corsOrigins : ['*'],
+    METRICS_ENABLED: e.METRICS_ENABLED ?? (!production || e.METRICS_TOKEN !== undefined),
+    METRICS_TOKEN: e.METRICS_TOKEN,
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,
@@ -764,6 +822,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,
     SESSIONS_INACTIVITY_TIMEOUT: e.SESSIONS_INACTIVITY_TIMEOUT,
+    sweep: {
+      interval: e.SWEEP_INTERVAL,
+      revokedRefreshTokens: e.RETENTION_REVOKED_REFRESH_TOKENS,
+      endedSessions: e.RETENTION_ENDED_SESSIONS,
+      expiredTokens: e.RETENTION_EXPIRED_TOKENS,
+      auditDays: e.AUDIT_LOG_RETENTION_DAYS,
+    },
     mailer: {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),

@@ -7,13 +7,14 @@ import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
+import { addMetricsSource } from './core/metrics.ts';
 import { openMigratedDatabase } from './core/open-database.ts';
 import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
 import { causeOf, databaseStartupError, StartupError } from './core/startup-error.ts';
+import { type Sweeper, startSweeper } from './core/sweep.ts';
 import { KeyStore } from './crypto/jwt.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { deleteOldMail } from './db/outbox.repo.ts';
-import { deleteOldCounters } from './db/rate-limits.repo.ts';
+import { countQueuedMail } from './db/outbox.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
 import { sweepExpiredFactors } from './features/mfa/factors.ts';
@@ -34,6 +35,8 @@ export type RunningServer = {
   url: string;
   port: number;
   deps: Deps;
+  /** The periodic sweep of expired and ended rows (core/sweep.ts). */
+  sweeper: Sweeper;
   /**
    * Stops listening at once (new connections are refused). With graceMs, requests in flight get that
    * long to finish (idle keep-alive connections close now); without, every connection closes now.
@@ -148,12 +151,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const host = opts.host ?? config.HOST;
   const url = `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
 
-  const sweeper = setInterval(() => {
-    deleteOldCounters(database.db, new Date(clock().getTime() - 2 * 86400_000)).catch(() => {});
-    // Sent and abandoned mail goes after 7 days: long enough to answer "did it go out?".
-    deleteOldMail(database.db, new Date(clock().getTime() - 7 * 86400_000)).catch(() => {});
-  }, 600_000);
-  sweeper.unref();
+  // Rotated refresh tokens, ended sessions, expired links, flow states and challenges, old audit
+  // rows, rate-limit counters and delivered mail, in small batches (core/sweep.ts).
+  const sweeper = startSweeper({ config, database, logger, clock });
   // Abandoned MFA enrolments go soon after MFA_FACTOR_EXPIRY (they are refused from that moment on;
   // the sweep keeps them from piling up and from being listed in GET /user).
   const factorSweepMs = Math.min(600, Math.max(30, config.mfa.factorExpiry)) * 1000;
@@ -173,17 +173,24 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     keys.reload().catch((err) => logger.warn({ err: (err as Error).message }, 'signing key reload failed'));
   }, 60_000);
   keyReloader.unref();
+  // Read at each scrape of /metrics, never in between.
+  const removeMetricsSource = addMetricsSource({
+    mailQueueDepth: () => countQueuedMail(database.db),
+    poolStats: () => database.poolStats(),
+  });
 
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
     deps,
+    sweeper,
     close(options = {}) {
       closing ??= (async () => {
-        clearInterval(sweeper);
+        const sweepStopped = sweeper.stop();
         clearInterval(factorSweeper);
         clearInterval(keyReloader);
+        removeMetricsSource();
         const conns = server as unknown as { closeAllConnections?(): void; closeIdleConnections?(): void };
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -199,6 +206,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           } else conns.closeAllConnections?.();
         });
         await mail.stop();
+        await sweepStopped;
         await database.close();
       })();
       return closing;

@@ -11,6 +11,7 @@ import type { UserRow } from '../db/users.repo.ts';
 import { AuthError, type ErrorCode } from '../errors.ts';
 import type { Deps } from './deps.ts';
 import { type PerIpLimitName, perIpLimits } from './http/rate-limits.ts';
+import { countRateLimitTrip } from './metrics.ts';
 
 export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
 
@@ -42,6 +43,7 @@ const redactKey = (key: string) => key.replace(/:[^:]*@.*$/, ':<email>').replace
 
 function tooMany(deps: Deps, key: string, retryAfter: number, code: ErrorCode = 'over_request_rate_limit') {
   deps.logger.warn({ limit: redactKey(key), retryAfter }, 'rate limit reached');
+  countRateLimitTrip(key);
   return new AuthError(code, undefined, { headers: { 'Retry-After': String(retryAfter) } });
 }
 

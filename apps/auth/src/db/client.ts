@@ -22,6 +22,8 @@ export type Database = {
   kind: 'pglite' | 'postgres';
   /** Runs `select 1`; throws when the database is unreachable. */
   ping(): Promise<void>;
+  /** The PostgreSQL pool's connections (for /metrics); undefined on PGlite (one in-process connection). */
+  poolStats(): { total: number; idle: number; waiting: number; max: number } | undefined;
   close(): Promise<void>;
 };
 
@@ -66,6 +68,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       async ping() {
         await pool.query('select 1');
       },
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: pool.options.max ?? 10,
+      }),
       async close() {
         // pool.end() waits for every checked-out client; one stuck on a dead connection must not
         // hang shutdown (SIGTERM has a 10 s budget), so give up waiting after 5 s.
@@ -105,6 +113,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     async ping() {
       await client.query('select 1');
     },
+    poolStats: () => undefined,
     async close() {
       if (!client.closed) await client.close();
       unlock();

@@ -98,11 +98,14 @@ export async function markFailed(
     .where(eq(mailOutbox.id, id));
 }
 
-/** Sent and given-up messages older than `before` (the periodic sweep; pending ones stay). */
-export async function deleteOldMail(db: DbOrTx, before: Date): Promise<void> {
-  await db.execute(
-    sql`delete from mail_outbox where status in ('sent', 'failed') and created_at < ${before.toISOString()}::timestamptz`,
+/** Messages waiting to go out (pending or being sent): the outbox queue depth /metrics reports. */
+export async function countQueuedMail(db: DbOrTx): Promise<number> {
+  // Served by mail_outbox_pending_idx (a partial index on exactly these statuses).
+  const rows = await queryRows<{ n: number | string }>(
+    db,
+    sql`select count(*)::int as n from mail_outbox where status in ('pending', 'sending')`,
   );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The outbox kinds a reader may see: all of them, or only these (e.g. `['sms']`). */

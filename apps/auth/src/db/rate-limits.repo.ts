@@ -44,17 +44,6 @@ export async function readCounters(db: Db, keys: string[], windowStart: Date): P
 export const KNOWN_NETWORK_DAYS = 30;
 const knownSince = (now: Date) => new Date(now.getTime() - KNOWN_NETWORK_DAYS * 86400_000);
 
-export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void> {
-  const knownBefore = knownSince(before);
-  await db.execute(
-    // Back-off rows (at the epoch) go after 2 quiet days, i.e. by their last failure; known-network
-    // rows (also at the epoch) after KNOWN_NETWORK_DAYS more.
-    sql`delete from rate_limit_counters where window_start < ${before.toISOString()}::timestamptz
-      and (last_hit_at is null or last_hit_at < ${before.toISOString()}::timestamptz)
-      and (key not like 'known:%' or last_hit_at < ${knownBefore.toISOString()}::timestamptz)`,
-  );
-}
-
 // Back-off rows share the table: one row per key at window_start = the epoch, `count` holding the
 // consecutive failures and `last_hit_at` the time of the last one. The reservation is ONE prepared
 // upsert: ON CONFLICT locks the row and evaluates the WHERE on its latest version, so N parallel
@@ -68,7 +57,7 @@ export async function deleteOldCounters(db: DbOrTx, before: Date): Promise<void>
 // A network the account signed in from within KNOWN_NETWORK_DAYS (its `known:` row, $11, stamped by
 // the session statement) skips the per-account window: an attacker filling that window elsewhere
 // cannot lock the owner out; the per-IP window and the back-off still apply to it.
-const SIGNIN_GATE_SQL = `with known as (
+export const SIGNIN_GATE_SQL = `with known as (
     select 1 from rate_limit_counters
     where key = $11::text and window_start = timestamptz 'epoch' and last_hit_at > $12::timestamptz),
   hits as (

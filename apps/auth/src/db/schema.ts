@@ -56,6 +56,8 @@ export const users = pgTable(
     uniqueIndex('users_email_key').on(t.email),
     uniqueIndex('users_phone_key').on(t.phone),
     index('users_created_at_idx').on(t.createdAt),
+    // findUserByPendingEmail (POST /resend type email_change, with the public key): mostly null.
+    index('users_email_change_idx').on(t.emailChange).where(sql`email_change is not null`),
   ],
 );
 
@@ -100,7 +102,16 @@ export const sessions = pgTable(
     createdAt: created(),
     updatedAt: updated(),
   },
-  (t) => [index('sessions_user_id_idx').on(t.userId)],
+  (t) => [
+    index('sessions_user_id_idx').on(t.userId),
+    // downgradeSessionsOfFactor (unenrolling a factor): only aal2 sessions name one.
+    index('sessions_factor_id_idx').on(t.factorId).where(sql`factor_id is not null`),
+    // The sweep of timeboxed sessions. created_at never changes, so a refresh's session update
+    // stays a HOT update (no column of an index changes); refreshed_at is deliberately NOT indexed
+    // for that reason: inactive sessions are found through their active refresh token instead.
+    index('sessions_created_at_idx').on(t.createdAt),
+    index('sessions_not_after_idx').on(t.notAfter).where(sql`not_after is not null`),
+  ],
 );
 
 export const refreshTokens = pgTable(
@@ -122,6 +133,9 @@ export const refreshTokens = pgTable(
   (t) => [
     uniqueIndex('refresh_tokens_token_hash_key').on(t.tokenHash),
     index('refresh_tokens_session_idx').on(t.sessionId, t.revoked),
+    // The sweeps: revoked tokens by the time of their rotation (updated_at = revoked_at), and
+    // inactive sessions by their active token's creation (= the session's last refresh).
+    index('refresh_tokens_sweep_idx').on(t.revoked, t.updatedAt),
   ],
 );
 
@@ -150,6 +164,7 @@ export const oneTimeTokens = pgTable(
     uniqueIndex('one_time_tokens_token_hash_key').on(t.tokenHash),
     index('one_time_tokens_relates_to_idx').on(t.relatesTo, t.tokenType),
     index('one_time_tokens_user_idx').on(t.userId, t.tokenType),
+    index('one_time_tokens_expires_at_idx').on(t.expiresAt),
   ],
 );
 
@@ -169,7 +184,12 @@ export const flowState = pgTable(
     createdAt: created(),
     updatedAt: updated(),
   },
-  (t) => [uniqueIndex('flow_state_auth_code_hash_key').on(t.authCodeHash)],
+  (t) => [
+    uniqueIndex('flow_state_auth_code_hash_key').on(t.authCodeHash),
+    index('flow_state_expires_at_idx').on(t.expiresAt),
+    // Deleting a user cascades here: without it every account deletion read the whole table.
+    index('flow_state_user_idx').on(t.userId),
+  ],
 );
 
 export const mfaFactors = pgTable(
@@ -193,6 +213,10 @@ export const mfaFactors = pgTable(
   (t) => [
     uniqueIndex('mfa_factors_user_friendly_name_key').on(t.userId, t.friendlyName),
     index('mfa_factors_user_idx').on(t.userId),
+    // The abandoned-enrolment sweep (deleteExpiredUnverifiedFactors).
+    index('mfa_factors_unverified_idx')
+      .on(sql`coalesce(last_challenged_at, created_at)`)
+      .where(sql`status = 'unverified'`),
   ],
 );
 
@@ -210,7 +234,10 @@ export const mfaChallenges = pgTable(
     expiresAt: tz('expires_at').notNull(),
     createdAt: created(),
   },
-  (t) => [index('mfa_challenges_factor_idx').on(t.factorId)],
+  (t) => [
+    index('mfa_challenges_factor_idx').on(t.factorId),
+    index('mfa_challenges_expires_at_idx').on(t.expiresAt),
+  ],
 );
 
 /**
@@ -300,7 +327,12 @@ export const auditLogEntries = pgTable(
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: created(),
   },
-  (t) => [index('audit_log_created_at_idx').on(t.createdAt), index('audit_log_actor_idx').on(t.actorId)],
+  (t) => [
+    index('audit_log_created_at_idx').on(t.createdAt),
+    index('audit_log_actor_idx').on(t.actorId),
+    // The audit-log command's --action filter, newest first.
+    index('audit_log_action_idx').on(t.action, t.createdAt),
+  ],
 );
 
 export const rateLimitCounters = pgTable(
@@ -313,7 +345,15 @@ export const rateLimitCounters = pgTable(
     // the last failure, so one `insert … on conflict … do update` can reserve an attempt atomically.
     lastHitAt: tz('last_hit_at'),
   },
-  (t) => [primaryKey({ columns: [t.key, t.windowStart] }), index('rate_limit_window_idx').on(t.windowStart)],
+  (t) => [
+    primaryKey({ columns: [t.key, t.windowStart] }),
+    index('rate_limit_window_idx').on(t.windowStart),
+    // The sweep of back-off and known-network rows (both at the epoch), each by its last hit: without
+    // it the sweep read every such row every time.
+    index('rate_limit_epoch_idx')
+      .on(sql`(key like 'known:%')`, t.lastHitAt)
+      .where(sql`window_start = '1970-01-01 00:00:00+00'`),
+  ],
 );
 
 export const mailOutbox = pgTable(
@@ -337,5 +377,7 @@ export const mailOutbox = pgTable(
   (t) => [
     index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status in ('pending', 'sending')`),
     index('mail_outbox_to_idx').on(t.toAddress, t.createdAt),
+    // The sweep of sent and given-up mail.
+    index('mail_outbox_done_idx').on(t.createdAt).where(sql`status in ('sent', 'failed')`),
   ],
 );

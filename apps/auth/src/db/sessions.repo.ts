@@ -87,7 +87,7 @@ export type RefreshOutcome = RefreshLookup & {
 // The final SELECT sees the snapshot from before the writes, i.e. the token as presented.
 // $5 / $6: a session that began before $5 (SESSIONS_TIMEBOX) or was last refreshed before $6
 // (SESSIONS_INACTIVITY_TIMEOUT) is over; null when that limit is off.
-const REFRESH_SQL = `with tok as (
+export const REFRESH_SQL = `with tok as (
     select t.id, t.session_id, t.revoked, t.revoked_at, s.user_id, s.not_after, s.created_at, s.refreshed_at, u.banned_until
     from refresh_tokens t join sessions s on s.id = t.session_id join users u on u.id = s.user_id
     where t.token_hash = $1::text),
@@ -160,7 +160,7 @@ export async function findAndRotateRefreshToken(
   };
 }
 
-const SESSION_USER_SQL = `select json_build_object(
+export const SESSION_USER_SQL = `select json_build_object(
     'session', row_to_json(s),
     'user', row_to_json(u),
     'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = u.id), '[]'),
@@ -196,7 +196,7 @@ export async function findSessionWithUserAndRelations(
 // user's last sign-in (and store a rehashed password), create the session and its first refresh
 // token, write the audit row, forget the back-off failures, mark the network known to the account
 // (rate-limits.ts; re-stamped at most daily, so a busy account's sign-ins write no extra row); return the user with identities and factors for the response.
-const PASSWORD_SESSION_SQL = `with u as (
+export const PASSWORD_SESSION_SQL = `with u as (
     update users set last_sign_in_at = $2::timestamptz, encrypted_password = coalesce($3::text, encrypted_password)
     where id = $1::uuid returning *),
   s as (

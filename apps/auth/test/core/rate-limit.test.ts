@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { clientIp } from '../../src/core/http/context.ts';
 import { ipBucket } from '../../src/core/rate-limit.ts';
+import { runSweep, sweepTasks } from '../../src/core/sweep.ts';
 import { queryRows } from '../../src/db/client.ts';
-import { deleteOldCounters } from '../../src/db/rate-limits.repo.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
 // One service for the file; each test sets its limits on the live configuration (read per request)
@@ -376,7 +376,8 @@ describe('counter clean-up', () => {
       ('backoff:signin:new', timestamptz 'epoch', 4, ${at(1)}::timestamptz),
       ('known:signin:old', timestamptz 'epoch', 1, ${at(33)}::timestamptz),
       ('known:signin:new', timestamptz 'epoch', 1, ${at(20)}::timestamptz)`);
-    await deleteOldCounters(db, new Date(now - 2 * day));
+    const counterTasks = sweepTasks(t.config).filter((task) => task.table === 'rate_limit_counters');
+    await runSweep(t.server.deps.database, counterTasks, new Date(now));
     const keys = (
       await queryRows<{ key: string }>(db, sql`select key from rate_limit_counters order by key`)
     ).map((r) => r.key);

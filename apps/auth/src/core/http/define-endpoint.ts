@@ -41,6 +41,12 @@ export type EndpointSpec<B, Q, P> = {
   path: string;
   access: Access;
   summary: string;
+  /**
+   * An endpoint of ours that GoTrue does not have (the account page's): documented under the
+   * "Namaa extensions" tag and flagged `x-namaa-extension`, so a client of the GoTrue wire protocol
+   * can tell it will not find it on a hosted Supabase project.
+   */
+  extension?: true;
   body?: B;
   /**
    * 'handler': the body is validated by the handler rather than before it, with schemas that
@@ -74,6 +80,9 @@ export function honoPath(path: string): string {
   return path.replaceAll(/\{([^}]+)\}/g, ':$1');
 }
 
+/** The OpenAPI tag of the endpoints that are ours, not GoTrue's. */
+export const EXTENSION_TAG = 'Namaa extensions';
+
 function openApiEntry(e: Endpoint): RouteConfig {
   const responses = Object.fromEntries(
     Object.entries(e.responses ?? { 200: 'OK' }).map(([status, spec]) => [
@@ -87,6 +96,13 @@ function openApiEntry(e: Endpoint): RouteConfig {
     method: e.method,
     path: e.path,
     summary: e.summary,
+    ...(e.extension
+      ? {
+          tags: [EXTENSION_TAG],
+          description: 'A Namaa extension: not part of the Supabase Auth (GoTrue) API.',
+          'x-namaa-extension': true,
+        }
+      : {}),
     // A signed-in user's endpoints carry the access token, the admin API's an admin credential.
     ...(e.access === 'user' || e.access === 'service' ? { security: [{ bearerAuth: [] }] } : {}),
     request: {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import { AuthError } from '../../errors.ts';
 import type { Deps } from '../deps.ts';
+import { observeRequest } from '../metrics.ts';
 import { type AppEnv, clientIp, forwardedFromUntrustedPeer, peerAddress } from './context.ts';
 import { jsonTextProblem, MAX_JSON_DEPTH } from './json-depth.ts';
 
@@ -35,13 +37,17 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     await next();
     c.header('X-Request-Id', requestId);
+    const ms = performance.now() - started;
+    // The pattern of the last handler that ran (the endpoint, or the guard that refused): after
+    // next() Hono's route index points at it. Unmatched paths have none.
+    observeRequest(c.req.method, routePath(c) || 'unmatched', c.res.status, ms / 1000);
     // The path only: query strings carry link tokens (/verify?token=…).
     log.info(
       {
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
+        ms: Math.round(ms * 10) / 10,
         ip: c.get('meta').ip,
       },
       'request',

@@ -36,6 +36,7 @@ export const perIpLimits = {
       'POST /otp',
       'PUT /user',
       'GET /reauthenticate',
+      'DELETE /account',
     ],
   },
   // Anonymous sign-ins (POST /signup with neither email nor phone): each makes an account, so

@@ -13,7 +13,8 @@ export type MailKind =
   | 'magic_link'
   | 'invite'
   // Security notices: they tell the owner something happened, with no link or code in them.
-  | 'mfa_verification_failures';
+  | 'mfa_verification_failures'
+  | 'account_deleted';
 
 export const MAIL_KINDS: readonly MailKind[] = [
   'confirmation',
@@ -24,6 +25,7 @@ export const MAIL_KINDS: readonly MailKind[] = [
   'magic_link',
   'invite',
   'mfa_verification_failures',
+  'account_deleted',
 ];
 
 /** A piece of a sentence: words, or a GoTrue template variable shown left to right (an address). */
@@ -121,7 +123,7 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
         subject: 'Your Namaa confirmation code',
         heading: 'Confirm it is you',
         intro: [
-          'Someone (hopefully you) is changing the password of your Namaa account and must confirm it is you.',
+          'Someone (hopefully you) is changing the password of your Namaa account, or deleting it, and must confirm it is you.',
         ],
         code: true,
       },
@@ -152,6 +154,23 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
           [
             'A two-factor code is asked for only after the right password: if this was not you, change your password now.',
           ],
+        ],
+        code: false,
+        notice: true,
+      },
+      account_deleted: {
+        subject: 'Your Namaa account was deleted',
+        heading: 'Your account is deleted',
+        intro: [
+          'The Namaa account of ',
+          { variable: 'Email' },
+          " was deleted at its owner's request, from its account page.",
+        ],
+        details: [
+          [
+            'Your profile, sign-in methods, two-step verification and sessions are gone, and every device was signed out. The record of what happened to the account is kept without your address or network addresses.',
+          ],
+          ['You can sign up again with this address at any time.'],
         ],
         code: false,
         notice: true,
@@ -209,7 +228,7 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
         subject: 'رمز التأكيد لحسابك في نماء',
         heading: 'أكّد أنك صاحب الحساب',
         intro: [
-          'يغيّر أحدهم (ونأمل أن تكون أنت) كلمة المرور لحسابك في نماء، ويلزم التأكد من أنك صاحب الحساب.',
+          'يغيّر أحدهم (ونأمل أن تكون أنت) كلمة المرور لحسابك في نماء أو يحذف الحساب، ويلزم التأكد من أنك صاحب الحساب.',
         ],
         code: true,
       },
@@ -241,6 +260,19 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
           [
             'لا يُطلب رمز التحقق الثنائي إلا بعد إدخال كلمة المرور الصحيحة: إن لم تكن أنت، فغيّر كلمة المرور الآن.',
           ],
+        ],
+        code: false,
+        notice: true,
+      },
+      account_deleted: {
+        subject: 'حُذف حسابك في نماء',
+        heading: 'حُذف حسابك',
+        intro: ['حُذف حساب نماء المرتبط بالعنوان ', { variable: 'Email' }, ' بطلب من صاحبه، من صفحة الحساب.'],
+        details: [
+          [
+            'حُذفت بياناتك وطرق تسجيل الدخول والتحقق بخطوتين والجلسات، وسُجّل خروج جميع الأجهزة. ويُحتفظ بسجل ما جرى للحساب دون عنوان بريدك أو عناوين الشبكة.',
+          ],
+          ['يمكنك إنشاء حساب جديد بهذا العنوان في أي وقت.'],
         ],
         code: false,
         notice: true,

@@ -10,8 +10,8 @@ import type { MailKind, RenderedMail } from './templates.ts';
 export function renderSecurityNotice(
   deps: Deps,
   user: Pick<UserRow, 'email' | 'userMetadata'>,
-  kind: Extract<MailKind, 'mfa_verification_failures'>,
-  values: { Failures?: number },
+  kind: Extract<MailKind, 'mfa_verification_failures' | 'account_deleted'>,
+  values: { Failures?: number } = {},
 ): RenderedMail {
   const locale = mailLocaleFor(undefined, deps.config.SITE_URL, user.userMetadata);
   return deps.mailTemplates.render(kind, locale, {

@@ -71,6 +71,7 @@ export const TEMPLATE_SETTING: Record<MailKind, MailTemplateName | undefined> = 
   magic_link: 'MAGIC_LINK',
   invite: 'INVITE',
   mfa_verification_failures: undefined,
+  account_deleted: undefined,
 };
 
 type Prepared = { subject: CompiledTemplate; html: CompiledTemplate; text: CompiledTemplate | 'from-html' };

@@ -5,6 +5,7 @@ import { type AppEnv, parseBody } from '../../core/http/context.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { type Session, sessionSchema } from '../../core/http/response-schemas.ts';
 import { emailField, passwordField } from '../../core/http/schemas.ts';
+import { countSignIn } from '../../core/metrics.ts';
 import { pkceGrant } from '../../core/pkce.ts';
 import { AuthError } from '../../errors.ts';
 import { idTokenGrant, web3Grant } from '../switched-off/index.ts';
@@ -91,7 +92,14 @@ export function tokenEndpoints(deps: Deps): Endpoint[] {
         const grantType = query('grant_type') ?? '';
         const handler = Object.hasOwn(grantHandlers, grantType) ? grantHandlers[grantType] : undefined;
         if (!handler) throw new AuthError('unsupported_grant_type', 'unsupported_grant_type');
-        const session = await handler(deps, c);
+        let session: Awaited<ReturnType<GrantHandler>>;
+        try {
+          session = await handler(deps, c);
+        } catch (err) {
+          countSignIn(grantType, 'failure');
+          throw err;
+        }
+        countSignIn(grantType, 'success');
         c.header('Cache-Control', 'no-store');
         return c.json(session);
       },

@@ -90,6 +90,8 @@ const requests: Record<string, () => Request> = {
     path: '/passkeys/authentication/verify',
     body: { challenge_id: crypto.randomUUID(), credential: { id: 'x' } },
   }),
+  // A wrong nonce: counted, then refused (the account stays).
+  'DELETE /account': () => ({ method: 'DELETE', path: '/account', body: { nonce: '000000' }, auth: true }),
   'GET /verify': () => ({ method: 'GET', path: '/verify?token=not-a-token&type=signup' }),
   'POST /verify': () => ({
     method: 'POST',

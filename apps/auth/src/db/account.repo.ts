@@ -1,0 +1,61 @@
+// Storage of the account page's extension endpoints (features/account): the sessions list, the data
+// export and the deletion of an account by its owner.
+import { desc, eq, or, sql } from 'drizzle-orm';
+import type { DbOrTx } from './client.ts';
+import { auditLogEntries, mailOutbox, sessions, users } from './schema.ts';
+import type { SessionRow } from './sessions.repo.ts';
+
+/** The user's sessions, most recently active first. */
+export async function listUserSessions(db: DbOrTx, userId: string): Promise<SessionRow[]> {
+  return db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.userId, userId))
+    .orderBy(desc(sql`coalesce(${sessions.refreshedAt}, ${sessions.createdAt})`));
+}
+
+export type AuditEventRow = typeof auditLogEntries.$inferSelect;
+
+/**
+ * The audit rows about the user: the ones it acted in, and the admin API's rows naming it as their
+ * target (`payload.user_id`). Newest first, at most `limit`.
+ */
+export async function listUserAuditEvents(
+  db: DbOrTx,
+  userId: string,
+  limit: number,
+): Promise<AuditEventRow[]> {
+  return db
+    .select()
+    .from(auditLogEntries)
+    .where(or(eq(auditLogEntries.actorId, userId), sql`${auditLogEntries.payload}->>'user_id' = ${userId}`))
+    .orderBy(desc(auditLogEntries.createdAt))
+    .limit(limit);
+}
+
+/**
+ * Erases an account inside the caller's transaction: the user row (its identities, factors,
+ * challenges, sessions, refresh tokens, one-time tokens and PKCE flows go with it through the
+ * foreign keys' ON DELETE CASCADE), its mail (unsent links that would point at nothing, and the addresses of sent ones), and the
+ * personal data of its audit rows: the rows stay (what happened and when, under the now meaningless
+ * user id), their IP address and any address in their payload do not. Returns false when the user
+ * was already gone (a concurrent deletion).
+ */
+export async function eraseAccount(db: DbOrTx, userId: string): Promise<boolean> {
+  // Lock the sessions first (FOR UPDATE conflicts with the KEY SHARE lock a concurrent refresh's
+  // child-token insert takes on its session), so a refresh in flight either finishes before this
+  // deletion or finds its token gone, never a half-deleted account.
+  await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.userId, userId)).for('update');
+  const deleted = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
+  if (deleted.length === 0) return false;
+  await db.delete(mailOutbox).where(eq(mailOutbox.userId, userId));
+  await db
+    .update(auditLogEntries)
+    .set({
+      ipAddress: null,
+      // The keys of audit payloads that can name a person (the admin API records its target's address).
+      payload: sql`${auditLogEntries.payload} - array['user_email', 'email', 'phone', 'new_email', 'user_agent']::text[]`,
+    })
+    .where(or(eq(auditLogEntries.actorId, userId), sql`${auditLogEntries.payload}->>'user_id' = ${userId}`));
+  return true;
+}

@@ -1,0 +1,121 @@
+// The account page's own endpoints (extensions: GoTrue has no such endpoints, and lets only the
+// admin API delete a user): the list of the user's sessions, a copy of everything the service holds
+// about the account, and the deletion of the account by its owner.
+import type { Deps, RequestMeta } from '../../core/deps.ts';
+import type { User } from '../../core/http/response-schemas.ts';
+import { renderSecurityNotice } from '../../core/mail/notices.ts';
+import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
+import { eraseAccount, listUserAuditEvents, listUserSessions } from '../../db/account.repo.ts';
+import { audit } from '../../db/audit.repo.ts';
+import { enqueueMail } from '../../db/outbox.repo.ts';
+import type { SessionRow } from '../../db/sessions.repo.ts';
+import { loadUserRelations, lockUserById, type UserRow } from '../../db/users.repo.ts';
+import { AuthError } from '../../errors.ts';
+import { hasVerifiedFactor } from '../mfa/index.ts';
+import { checkNonceGiven, consumeNonce } from '../user/index.ts';
+
+/** How many audit events an export carries at most (newest first). */
+export const EXPORT_AUDIT_LIMIT = 10_000;
+
+export type SessionJson = {
+  id: string;
+  aal: string;
+  user_agent: string | null;
+  created_at: string;
+  /** The last refresh, or the sign-in when the session was never refreshed. */
+  last_active_at: string;
+  /** The session of the access token that asked. */
+  current: boolean;
+};
+
+function sessionJson(s: SessionRow, currentId: string): SessionJson {
+  return {
+    id: s.id,
+    aal: s.aal,
+    user_agent: s.userAgent,
+    created_at: s.createdAt.toISOString(),
+    last_active_at: (s.refreshedAt ?? s.createdAt).toISOString(),
+    current: s.id === currentId,
+  };
+}
+
+/** GET /account/sessions: the user's sessions, most recently active first. */
+export async function listSessions(deps: Deps, user: UserRow, current: SessionRow): Promise<SessionJson[]> {
+  const rows = await listUserSessions(deps.db, user.id);
+  return rows.map((s) => sessionJson(s, current.id));
+}
+
+export type AccountExport = {
+  format: 'namaa-account-export';
+  version: 1;
+  exported_at: string;
+  /** GoTrue's user object: profile, metadata, identities and factors (never a factor's secret). */
+  user: User;
+  sessions: (SessionJson & { ip: string | null })[];
+  audit_events: {
+    id: string;
+    action: string;
+    created_at: string;
+    ip_address: string | null;
+    payload: Record<string, unknown>;
+  }[];
+};
+
+/** GET /account/export: everything the service holds about the account, secrets excepted. */
+export async function exportAccount(deps: Deps, user: UserRow, current: SessionRow): Promise<AccountExport> {
+  const [rel, sessions, events] = await Promise.all([
+    loadUserRelations(deps.db, user.id),
+    listUserSessions(deps.db, user.id),
+    listUserAuditEvents(deps.db, user.id, EXPORT_AUDIT_LIMIT),
+  ]);
+  return {
+    format: 'namaa-account-export',
+    version: 1,
+    exported_at: deps.clock().toISOString(),
+    user: userJson(user, rel.identities, rel.factors),
+    sessions: sessions.map((s) => ({ ...sessionJson(s, current.id), ip: s.ip })),
+    audit_events: events.map((e) => ({
+      id: e.id,
+      action: e.action,
+      created_at: e.createdAt.toISOString(),
+      ip_address: e.ipAddress,
+      payload: e.payload,
+    })),
+  };
+}
+
+/**
+ * DELETE /account: the owner deletes the account. It takes the emailed reauthentication nonce (GET
+ * /reauthenticate) whatever the session's age, and an aal2 session when a verified factor exists.
+ * One transaction spends the nonce, erases the user with everything hanging off it (every device is
+ * signed out: its sessions and refresh tokens are gone), keeps the audit trail without personal
+ * data, records the deletion and queues the confirmation mail (sent after commit).
+ */
+export async function deleteAccount(
+  deps: Deps,
+  user: UserRow,
+  session: SessionRow,
+  nonce: string | undefined,
+  meta: RequestMeta,
+): Promise<void> {
+  const { factors } = await loadUserRelations(deps.db, user.id);
+  if (session.aal !== 'aal2' && hasVerifiedFactor(factors)) throw new AuthError('insufficient_aal');
+  if (!user.email) throw new AuthError('validation_failed', 'Deleting an account requires an email address');
+  await enforceOtpIpLimit(deps, meta.ip);
+  await checkNonceGiven(deps, user, nonce);
+  const email = user.email;
+  await deps.db.transaction(async (tx) => {
+    // The row lock orders two deletions of one account: the second finds no user.
+    const locked = await lockUserById(tx, user.id);
+    if (!locked) throw new AuthError('user_not_found');
+    await consumeNonce(deps, tx, locked, nonce ?? '');
+    if (!(await eraseAccount(tx, user.id))) throw new AuthError('user_not_found');
+    // No IP: the row outlives the account and must not identify its owner.
+    await audit(tx, 'user_deleted', user.id, null, { by: 'self' });
+    const mail = renderSecurityNotice(deps, locked, 'account_deleted');
+    // Not tied to the (deleted) user id: nothing else refers to this row, it is sent and swept.
+    await enqueueMail(tx, { userId: null, kind: 'account_deleted', to: email, ...mail });
+  });
+  deps.mail.kick();
+}

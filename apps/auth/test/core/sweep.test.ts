@@ -1,0 +1,362 @@
+// The periodic sweep (core/sweep.ts) against the real service: for each kind of row, what goes and
+// what stays, with sessions and tokens made through the API; the batch size following the measured
+// batch time on a big table; and, on PGlite, that VACUUM gives the space back. PGlite, and
+// PostgreSQL when DATABASE_URL is set.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BatchPolicy,
+  type BatchRecord,
+  nextBatchSize,
+  runSweep,
+  type SweepTask,
+  sweepTasks,
+} from '../../src/core/sweep.ts';
+import { sha256 } from '../../src/crypto/tokens.ts';
+import { queryRows } from '../../src/db/client.ts';
+import { findAndRotateRefreshToken } from '../../src/db/sessions.repo.ts';
+import { signUpConfirmed } from '../support/email-links.ts';
+import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  // No background sweep: each test runs it when its rows are in place. Reuse interval 0: a replay of
+  // anything but the active token's parent is a reuse at once.
+  t = await startTestServer({ SWEEP_INTERVAL: '0', REFRESH_TOKEN_REUSE_INTERVAL: '0' });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const db = () => t.server.deps.db;
+const count = async (query: ReturnType<typeof sql>) =>
+  Number((await queryRows<{ n: number | string }>(db(), query))[0]?.n);
+const sweep = () => t.server.sweeper.runOnce();
+
+async function signIn(email: string) {
+  const r = await t.api('/token?grant_type=password', {
+    method: 'POST',
+    body: JSON.stringify({ email, password: 'correct horse' }),
+  });
+  expect(r.status).toBe(200);
+  const body = (await r.json()) as { refresh_token: string; access_token: string; user: { id: string } };
+  return body;
+}
+
+async function refresh(token: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await t.api('/token?grant_type=refresh_token', {
+    method: 'POST',
+    body: JSON.stringify({ refresh_token: token }),
+  });
+  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+}
+
+async function sessionOf(accessToken: string): Promise<string> {
+  return JSON.parse(Buffer.from(accessToken.split('.')[1] as string, 'base64url').toString()).session_id;
+}
+
+/** Moves every time of a session and its refresh tokens `hours` into the past. */
+async function age(sessionId: string, hours: number) {
+  const back = sql`make_interval(hours => ${hours})`;
+  await db().execute(sql`update refresh_tokens set created_at = created_at - ${back},
+    updated_at = updated_at - ${back}, revoked_at = revoked_at - ${back} where session_id = ${sessionId}::uuid`);
+  await db().execute(sql`update sessions set created_at = created_at - ${back},
+    refreshed_at = refreshed_at - ${back}, updated_at = updated_at - ${back} where id = ${sessionId}::uuid`);
+}
+
+describe('rotated refresh tokens', () => {
+  it('go after the retention, except the parent of the active token; reuse detection still works on a token just rotated', async () => {
+    const email = uniqueEmail('sweep-rt');
+    await signUpConfirmed(t, email);
+    const first = await signIn(email);
+    const session = await sessionOf(first.access_token);
+    const chain = [first.refresh_token];
+    for (let i = 0; i < 3; i++) {
+      const r = await refresh(chain.at(-1) as string);
+      expect(r.status).toBe(200);
+      chain.push(r.body.refresh_token as string);
+    }
+    const tokens = () =>
+      count(sql`select count(*) as n from refresh_tokens where session_id = ${session}::uuid`);
+    expect(await tokens()).toBe(4);
+    // A month-old chain: a0, a1, a2 rotated 30 days ago, a3 active.
+    await age(session, 30 * 24);
+    await sweep();
+    // a2 stays (the parent of the active a3: presenting it answers a3, e.g. a client that lost the
+    // answer of its last refresh, whatever its age); a0 and a1 are gone.
+    expect(await tokens()).toBe(2);
+    const parent = await refresh(chain[2] as string);
+    expect(parent.status).toBe(200);
+    expect(parent.body.refresh_token).toBe(chain[3]);
+    // A swept ancestor is an unknown token now (GoTrue's answer to a token it never saw).
+    expect(await refresh(chain[0] as string)).toMatchObject({
+      status: 400,
+      body: { error_code: 'refresh_token_not_found' },
+    });
+
+    // Two more rotations now: a3 and a4 are freshly rotated, a5 active; a2 is no longer the parent.
+    for (let i = 0; i < 2; i++) {
+      const r = await refresh(chain.at(-1) as string);
+      expect(r.status).toBe(200);
+      chain.push(r.body.refresh_token as string);
+    }
+    await sweep();
+    expect(await tokens()).toBe(3); // a3, a4 (within retention) and a5
+    // Replaying a3, rotated a moment ago and two steps behind the active token: a reuse, so the
+    // session (the family) ends.
+    expect(await refresh(chain[3] as string)).toMatchObject({
+      status: 400,
+      body: { error_code: 'refresh_token_already_used' },
+    });
+    expect(await count(sql`select count(*) as n from sessions where id = ${session}::uuid`)).toBe(0);
+  });
+});
+
+describe('ended sessions', () => {
+  it('go a retention after SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT or not_after ends them; live ones stay', async () => {
+    const email = uniqueEmail('sweep-s');
+    await signUpConfirmed(t, email);
+    const ids: Record<string, string> = {};
+    const access: Record<string, string> = {};
+    for (const name of ['boxed', 'idle', 'notAfter', 'live', 'recentlyIdle']) {
+      const s = await signIn(email);
+      ids[name] = await sessionOf(s.access_token);
+      access[name] = s.access_token;
+    }
+    const exists = async (name: string) =>
+      (await count(sql`select count(*) as n from sessions where id = ${ids[name]}::uuid`)) === 1;
+    // Began 40 days ago but refreshed just now: only a timebox ends it.
+    await db().execute(
+      sql`update sessions set created_at = now() - interval '40 days' where id = ${ids.boxed}::uuid`,
+    );
+    await age(ids.idle as string, 10 * 24);
+    await age(ids.recentlyIdle as string, 36); // idle past the 1-day limit, but within the retention
+    await db().execute(
+      sql`update sessions set not_after = now() - interval '2 days' where id = ${ids.notAfter}::uuid`,
+    );
+
+    // GoTrue's defaults (no timebox, no inactivity timeout): sessions never end, so none goes.
+    await sweep();
+    for (const name of ['boxed', 'idle', 'live', 'recentlyIdle']) expect(await exists(name)).toBe(true);
+    expect(await exists('notAfter')).toBe(false);
+
+    try {
+      t.config.SESSIONS_TIMEBOX = 30 * 86400;
+      t.config.SESSIONS_INACTIVITY_TIMEOUT = 86400;
+      const report = await sweep();
+      expect(report.deleted).toMatchObject({ timeboxed_sessions: 1, inactive_sessions: 1 });
+      expect(await exists('boxed')).toBe(false);
+      expect(await exists('idle')).toBe(false);
+      expect(await exists('recentlyIdle')).toBe(true);
+      expect(await exists('live')).toBe(true);
+      // Their refresh tokens went with them; the live session still answers.
+      expect(
+        await count(sql`select count(*) as n from refresh_tokens
+          where session_id in (${ids.boxed}::uuid, ${ids.idle}::uuid)`),
+      ).toBe(0);
+      const user = await t.api('/user', { headers: { authorization: `Bearer ${access.live}` } });
+      expect(user.status).toBe(200);
+    } finally {
+      t.config.SESSIONS_TIMEBOX = 0;
+      t.config.SESSIONS_INACTIVITY_TIMEOUT = 0;
+    }
+  });
+});
+
+describe('expired links, flow states, challenges; old audit rows, counters and mail', () => {
+  it('go past their expiry plus the retention; the rest stays', async () => {
+    const email = uniqueEmail('sweep-x');
+    await signUpConfirmed(t, email);
+    const { user } = await signIn(email);
+    const uid = user.id;
+    const tag = randomUUID().slice(0, 8);
+    // A real link first: a recovery mail (its one-time token), then rows of each kind at three ages.
+    expect((await t.api('/recover', { method: 'POST', body: JSON.stringify({ email }) })).status).toBe(200);
+    await t.inbox.waitFor(email);
+    await db().execute(sql`update one_time_tokens set expires_at = now() - interval '2 days'
+      where user_id = ${uid}::uuid`);
+    const ages = {
+      old: "now() - interval '2 days'",
+      recent: "now() - interval '1 hour'",
+      live: "now() + interval '1 hour'",
+    };
+    for (const [name, at] of Object.entries(ages)) {
+      const when = sql.raw(at);
+      await db().execute(sql`insert into one_time_tokens (id, user_id, token_type, token_hash, otp_hash, relates_to, expires_at)
+        values (${randomUUID()}::uuid, ${uid}::uuid, ${`t-${name}`}, ${`${tag}-${name}`}, 'x', ${email}, ${when})`);
+      await db().execute(sql`insert into flow_state (id, user_id, auth_code_hash, code_challenge, code_challenge_method, authentication_method, expires_at)
+        values (${randomUUID()}::uuid, ${uid}::uuid, ${`${tag}-${name}`}, 'c', 's256', 'recovery', ${when})`);
+    }
+    const factor = randomUUID();
+    await db().execute(sql`insert into mfa_factors (id, user_id, friendly_name, factor_type, status)
+      values (${factor}::uuid, ${uid}::uuid, ${tag}, 'totp', 'verified')`);
+    for (const [name, at] of Object.entries(ages))
+      await db().execute(sql`insert into mfa_challenges (id, factor_id, ip_address, expires_at)
+        values (${randomUUID()}::uuid, ${factor}::uuid, ${name}, ${sql.raw(at)})`);
+    for (const days of [91, 89])
+      await db().execute(sql`insert into audit_log_entries (id, action, actor_id, created_at)
+        values (${randomUUID()}::uuid, ${`sweep_${days}`}, ${uid}::uuid, now() - make_interval(days => ${days}))`);
+    for (const days of [8, 6])
+      await db().execute(sql`insert into mail_outbox (id, kind, to_address, subject, html, text, status, created_at)
+        values (${randomUUID()}::uuid, ${`sweep-${tag}`}, ${`${days}@${tag}.test`}, 's', '', '', 'sent', now() - make_interval(days => ${days}))`);
+    await db().execute(sql`insert into mail_outbox (id, kind, to_address, subject, html, text, status, created_at)
+      values (${randomUUID()}::uuid, ${`sweep-${tag}`}, ${`pending@${tag}.test`}, 's', '', '', 'pending', now() - interval '30 days')`);
+
+    const todaysAudit = await count(
+      sql`select count(*) as n from audit_log_entries where actor_id = ${uid}::uuid and action not like 'sweep_%'`,
+    );
+    await sweep();
+
+    const left = async (q: ReturnType<typeof sql>) =>
+      (await queryRows<{ v: string }>(db(), q)).map((r) => r.v).sort();
+    expect(await left(sql`select token_type as v from one_time_tokens where user_id = ${uid}::uuid`)).toEqual(
+      ['t-live', 't-recent'],
+    );
+    expect(await left(sql`select auth_code_hash as v from flow_state where user_id = ${uid}::uuid`)).toEqual([
+      `${tag}-live`,
+      `${tag}-recent`,
+    ]);
+    expect(
+      await left(sql`select ip_address as v from mfa_challenges where factor_id = ${factor}::uuid`),
+    ).toEqual(['live', 'recent']);
+    expect(await left(sql`select action as v from audit_log_entries where action like 'sweep_%'`)).toEqual([
+      'sweep_89',
+    ]);
+    // The user's own audit rows (sign-up, sign-in, recovery: today) all stay.
+    expect(
+      await count(
+        sql`select count(*) as n from audit_log_entries where actor_id = ${uid}::uuid and action not like 'sweep_%'`,
+      ),
+    ).toBe(todaysAudit);
+    expect(await left(sql`select to_address as v from mail_outbox where kind = ${`sweep-${tag}`}`)).toEqual([
+      `6@${tag}.test`,
+      `pending@${tag}.test`,
+    ]);
+  });
+});
+
+describe('batches', () => {
+  const policy: BatchPolicy = { targetMs: 20, initial: 200, min: 10, max: 10_000 };
+
+  it('grow while fast and shrink in proportion when slow', () => {
+    expect(nextBatchSize(200, 5, 200, policy)).toBe(400);
+    expect(nextBatchSize(200, 15, 200, policy)).toBe(200);
+    expect(nextBatchSize(200, 40, 200, policy)).toBe(100);
+    expect(nextBatchSize(200, 400, 200, policy)).toBe(10);
+    expect(nextBatchSize(10_000, 1, 10_000, policy)).toBe(10_000);
+  });
+
+  it('follow the measured time of each batch on a big table, until everything due is gone', async () => {
+    const rows = 20_000;
+    const action = `bulk_${randomUUID().slice(0, 8)}`;
+    await db().execute(sql`insert into audit_log_entries (id, action, created_at, payload)
+      select gen_random_uuid(), ${action}, now() - interval '100 days' - make_interval(secs => i), '{"provider":"email"}'::jsonb
+      from generate_series(1, ${rows}) as i`);
+    const task = sweepTasks(t.config).find((x) => x.name === 'audit_log') as SweepTask;
+    const batches: BatchRecord[] = [];
+    const report = await runSweep(t.server.deps.database, [task], new Date(), {
+      policy,
+      pauseMs: 1,
+      onBatch: (b) => batches.push(b),
+    });
+    console.log(
+      `audit sweep of ${rows} rows on ${t.server.deps.database.kind}: ${batches.length} batches, sizes ${batches
+        .map((b) => `${b.size}:${b.ms.toFixed(0)}ms`)
+        .join(' ')}`,
+    );
+    expect(report.deleted.audit_log).toBeGreaterThanOrEqual(rows);
+    expect(await count(sql`select count(*) as n from audit_log_entries where action = ${action}`)).toBe(0);
+    // Each batch's size is what the policy made of the one before: timing is the machine's, the
+    // sizing logic is what is asserted.
+    for (let i = 1; i < batches.length; i++) {
+      const b = batches[i - 1] as BatchRecord;
+      expect(batches[i]?.size).toBe(nextBatchSize(b.size, b.ms, b.deleted, policy));
+    }
+    expect(batches.length).toBeGreaterThan(2);
+  });
+
+  it('shrink to what fits in the target when each row is slow', async () => {
+    // A statement costing 0.5 ms per row: 200 rows take 100 ms, the policy must come down to ~40.
+    let left = 2_000;
+    const slow: SweepTask = {
+      name: 'slow',
+      table: 'none',
+      cutoff: () => new Date(),
+      statement: async (_db, limit) => {
+        const n = Math.min(limit, left);
+        left -= n;
+        await sleep(n * 0.5);
+        return n;
+      },
+    };
+    const sizes: number[] = [];
+    await runSweep({ db: db(), kind: 'postgres' }, [slow], new Date(), {
+      policy,
+      pauseMs: 0,
+      onBatch: (b) => sizes.push(b.size),
+    });
+    expect(sizes[0]).toBe(200);
+    expect(sizes[1]).toBeLessThanOrEqual(40);
+    expect(Math.max(...sizes.slice(1))).toBeLessThanOrEqual(80);
+  });
+});
+
+describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', () => {
+  const totalSize = async (table: string) =>
+    count(sql`select pg_total_relation_size(${table}::regclass) as n`);
+
+  async function refreshLoad(
+    sessions: Array<{ token: string }>,
+    rounds: number,
+    sweepWith: 'pglite' | 'none',
+  ) {
+    const sizes: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const s of sessions) {
+        const child = randomUUID();
+        const out = await findAndRotateRefreshToken(db(), {
+          tokenHash: sha256(s.token),
+          childHash: sha256(child),
+          now: new Date(),
+        });
+        expect(out?.rotated).toBe(true);
+        s.token = child;
+      }
+      const tasks = sweepTasks(t.config).filter((x) => x.name === 'revoked_refresh_tokens');
+      // The control run skips the VACUUM (as if on PostgreSQL, where autovacuum does it).
+      await runSweep(
+        { db: db(), kind: sweepWith === 'pglite' ? 'pglite' : 'postgres' },
+        tasks,
+        new Date(Date.now() + 1000),
+      );
+      sizes.push(await totalSize('refresh_tokens'));
+    }
+    return sizes;
+  }
+
+  it('reclaims the dead rows, so the tables stay flat under a steady refresh load', async () => {
+    const retention = t.config.sweep.revokedRefreshTokens;
+    t.config.sweep.revokedRefreshTokens = 0;
+    try {
+      const email = uniqueEmail('sweep-v');
+      await signUpConfirmed(t, email);
+      const sessions: Array<{ token: string }> = [];
+      for (let i = 0; i < 30; i++) sessions.push({ token: (await signIn(email)).refresh_token });
+      await runSweep(t.server.deps.database, sweepTasks(t.config), new Date());
+      const withVacuum = await refreshLoad(sessions, 12, 'pglite');
+      const withoutVacuum = await refreshLoad(sessions, 12, 'none');
+      console.log(
+        `refresh_tokens bytes per round, with VACUUM: ${withVacuum.join(' ')}; without: ${withoutVacuum.join(' ')}`,
+      );
+      // With the sweep's VACUUM the table and its indexes stop growing once warm (each round's
+      // versions reuse the space the last round freed); the control keeps growing.
+      const warm = withVacuum[3] as number;
+      expect(Math.max(...withVacuum.slice(4))).toBeLessThanOrEqual(warm * 1.1);
+      expect(withoutVacuum.at(-1) as number).toBeGreaterThan(withVacuum.at(-1) as number);
+    } finally {
+      t.config.sweep.revokedRefreshTokens = retention;
+    }
+  });
+});

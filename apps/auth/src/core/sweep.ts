@@ -10,6 +10,7 @@ import {
   sweepExpiredChallenges,
   sweepExpiredFlowStates,
   sweepExpiredOneTimeTokens,
+  sweepExpiredPasskeyChallenges,
   sweepInactiveSessions,
   sweepNotAfterSessions,
   sweepOldBackoffs,
@@ -89,6 +90,12 @@ export function sweepTasks(config: Config): SweepTask[] {
       table: 'mfa_challenges',
       cutoff: (now) => ago(now, r.expiredTokens * 1000),
       statement: sweepExpiredChallenges,
+    },
+    {
+      name: 'expired_passkey_challenges',
+      table: 'passkey_challenges',
+      cutoff: (now) => ago(now, r.expiredTokens * 1000),
+      statement: sweepExpiredPasskeyChallenges,
     },
     {
       name: 'audit_log',

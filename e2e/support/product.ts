@@ -59,7 +59,7 @@ export async function startProduct(
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-  // Under the hooks' 120 s: a start on a loaded 2-core machine (many suites at once) took 69 s.
+  // Under the hook's 120 s: a loaded 2-core machine has taken over 70 s to open and migrate PGlite.
   const deadline = Date.now() + 110_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the product exited during start-up:\n${output}`);

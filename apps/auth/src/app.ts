@@ -27,6 +27,7 @@ import { passkeyEndpoints } from './features/passkeys/passkeys.routes.ts';
 import { logoutEndpoints } from './features/session/logout.routes.ts';
 import { tokenEndpoints } from './features/session/token.routes.ts';
 import { signupEndpoints } from './features/signup/signup.routes.ts';
+import { socialEndpoints } from './features/social/social.routes.ts';
 import { switchedOffEndpoints } from './features/switched-off/switched-off.routes.ts';
 import { reauthenticateEndpoints } from './features/user/reauthenticate.routes.ts';
 import { userEndpoints } from './features/user/user.routes.ts';
@@ -64,7 +65,7 @@ function handleError(deps: Deps) {
   };
 }
 
-const strictness: Record<Access, number> = { public: 0, apikey: 1, user: 2, service: 2 };
+const strictness: Record<Access, number> = { public: 0, form: 0, apikey: 1, user: 2, service: 2 };
 
 /** Every endpoint of the API, each declared once in its feature (define-endpoint.ts). */
 export function apiEndpoints(deps: Deps): Endpoint[] {
@@ -81,6 +82,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...recoverEndpoints(deps),
     ...resendEndpoints(deps),
     ...otpEndpoints(deps),
+    ...socialEndpoints(deps),
     ...switchedOffEndpoints(deps),
     ...factorEndpoints(deps),
     ...passkeyEndpoints(deps),
@@ -123,7 +125,9 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
     bearerFormat: 'JWT',
   });
   const publicPaths = [
-    ...new Set(endpoints.filter((e) => e.access === 'public' && !e.hidden).map((e) => e.path)),
+    ...new Set(
+      endpoints.filter((e) => (e.access === 'public' || e.access === 'form') && !e.hidden).map((e) => e.path),
+    ),
   ];
   // Public, like the endpoints it describes.
   api.doc31('/openapi.json', {

@@ -50,6 +50,67 @@ declare module 'zod' {
   }
 }
 
+/**
+ * The third-party identity providers (GoTrue's names), each switched on by configuration alone:
+ * `EXTERNAL_<NAME>_ENABLED`, `_CLIENT_ID`, `_SECRET`, `_REDIRECT_URI` and, where the provider lives at
+ * an address an operator may change, `_URL` (the OpenID issuer, or GitHub Enterprise's origin).
+ */
+export const SOCIAL_PROVIDERS = ['google', 'apple', 'azure', 'github', 'x', 'oidc'] as const;
+export type SocialProviderName = (typeof SOCIAL_PROVIDERS)[number];
+
+/** The issuer (or origin) each provider has unless `EXTERNAL_<NAME>_URL` says otherwise. */
+export const SOCIAL_PROVIDER_URLS: Record<SocialProviderName, string | undefined> = {
+  google: 'https://accounts.google.com',
+  apple: 'https://appleid.apple.com',
+  azure: undefined,
+  github: 'https://github.com',
+  x: undefined,
+  oidc: undefined,
+};
+
+const providerSwitch = () => bool.default(false);
+type ProviderKey<N extends string> = `EXTERNAL_${N}_${'CLIENT_ID' | 'SECRET' | 'REDIRECT_URI'}`;
+
+/** `EXTERNAL_<NAME>_ENABLED`, `_CLIENT_ID`, `_SECRET` and `_REDIRECT_URI` of one provider. */
+function providerSettings<N extends string>(
+  name: N,
+  label: string,
+): Record<`EXTERNAL_${N}_ENABLED`, ReturnType<typeof providerSwitch>> &
+  Record<ProviderKey<N>, typeof optionalString> {
+  const multi = name === 'GOOGLE' || name === 'APPLE';
+  return {
+    [`EXTERNAL_${name}_ENABLED`]: providerSwitch().meta({
+      description: `sign in with ${label} (listed under \`external\` in \`GET /settings\`; the site shows its button)`,
+    }),
+    [`EXTERNAL_${name}_CLIENT_ID`]: optionalString.meta({
+      description: `${label}: the OAuth client id${multi ? ' (comma-separated: the first signs in by redirect, all are accepted as ID-token audiences of native apps)' : ''}`,
+    }),
+    [`EXTERNAL_${name}_SECRET`]: optionalString.meta({
+      description: `${label}: the OAuth client secret${name === 'APPLE' ? ' (the client-secret JWT signed with your .p8 key)' : ''}`,
+    }),
+    [`EXTERNAL_${name}_REDIRECT_URI`]: optionalString.meta({
+      description: `${label}: the callback URL registered with the provider`,
+      unsetMeans: '`<SUPABASE_URL or SITE_URL>/auth/v1/callback`',
+    }),
+  } as Record<`EXTERNAL_${N}_ENABLED`, ReturnType<typeof providerSwitch>> &
+    Record<ProviderKey<N>, typeof optionalString>;
+}
+
+/** `EXTERNAL_<NAME>_URL`: where a provider lives, for those an operator may point elsewhere. */
+function providerUrl<N extends string>(
+  name: N,
+  description: string,
+  unsetMeans: string,
+): Record<`EXTERNAL_${N}_URL`, typeof optionalString> {
+  return { [`EXTERNAL_${name}_URL`]: optionalString.meta({ description, unsetMeans }) } as Record<
+    `EXTERNAL_${N}_URL`,
+    typeof optionalString
+  >;
+}
+
+const issuerUrl = (label: string) =>
+  `${label}: the OpenID Connect issuer (discovered at \`<url>/.well-known/openid-configuration\`)`;
+
 export const envSchema = z.object({
   NODE_ENV: z
     .string()
@@ -197,6 +258,34 @@ export const envSchema = z.object({
   EXTERNAL_ANONYMOUS_USERS_ENABLED: bool.default(false).meta({
     description:
       '`signInAnonymously` (`POST /signup` with neither email nor phone) creates an anonymous user; off: `422 anonymous_provider_disabled`',
+  }),
+  // Social sign-in (features/social): GoTrue's settings, one group per provider.
+  ...providerSettings('GOOGLE', 'Google'),
+  ...providerUrl('GOOGLE', issuerUrl('Google'), '`https://accounts.google.com`'),
+  ...providerSettings('APPLE', 'Apple'),
+  ...providerUrl('APPLE', issuerUrl('Apple'), '`https://appleid.apple.com`'),
+  ...providerSettings('AZURE', 'Microsoft (Entra ID)'),
+  ...providerUrl(
+    'AZURE',
+    `${issuerUrl('Microsoft')}: your tenant's \`https://login.microsoftonline.com/<tenant id>/v2.0\``,
+    'unset (required when enabled)',
+  ),
+  ...providerSettings('GITHUB', 'GitHub'),
+  ...providerUrl(
+    'GITHUB',
+    'GitHub: origin of a GitHub Enterprise server (API at `<url>/api/v3`)',
+    '`https://github.com`',
+  ),
+  ...providerSettings('X', 'X (OAuth 2.0)'),
+  ...providerSettings('OIDC', 'a generic OpenID Connect provider'),
+  ...providerUrl('OIDC', issuerUrl('The generic provider'), 'unset (required when enabled)'),
+  OIDC_PROVIDER_NAME: z.string().default('OpenID Connect').meta({
+    description: 'the generic OpenID Connect provider as the site names it on its button ("Continue with …")',
+  }),
+  // GoTrue's GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: linkIdentity / unlinkIdentity.
+  SECURITY_MANUAL_LINKING_ENABLED: bool.default(false).meta({
+    description:
+      'a signed-in user may link another provider (`linkIdentity`) and unlink one (`unlinkIdentity`); off: `404 manual_linking_disabled`',
   }),
   // Fixed-window rate limits (count per RATE_LIMIT_WINDOW seconds; 0 turns one off). Defaults follow
   // GoTrue's (30 per 5 min for OTP/verify/sign-up per IP) with a separate sign-in bucket: a refresh is
@@ -514,6 +603,13 @@ export type Config = {
     smsWebhookUrl: string | undefined;
     smsWebhookToken: string | undefined;
   };
+  /** Third-party sign-in (features/social). */
+  social: {
+    providers: Record<SocialProviderName, SocialProviderConfig>;
+    /** The generic OpenID Connect provider's name on the site's button. */
+    oidcName: string;
+    manualLinking: boolean;
+  };
   FLOW_STATE_EXPIRY: number;
   SESSIONS_TIMEBOX: number;
   SESSIONS_INACTIVITY_TIMEOUT: number;
@@ -552,6 +648,61 @@ export type Config = {
     smsSentPerHour: number;
   };
 };
+
+export type SocialProviderConfig = {
+  enabled: boolean;
+  /** The first signs in by redirect; all are accepted as ID-token audiences. */
+  clientIds: string[];
+  secret: string | undefined;
+  /** Unset: `<SUPABASE_URL or SITE_URL>/auth/v1/callback`, worked out per request. */
+  redirectUri: string | undefined;
+  /** The issuer (OpenID providers) or origin (GitHub); undefined for X. */
+  url: string | undefined;
+};
+
+/** Each provider's settings, with the problems of an enabled one that cannot work. */
+function pickSocialProviders(
+  e: Record<string, unknown>,
+  problems: string[],
+): Record<SocialProviderName, SocialProviderConfig> {
+  const str = (key: string) => (typeof e[key] === 'string' ? (e[key] as string) : undefined);
+  const out = {} as Record<SocialProviderName, SocialProviderConfig>;
+  for (const name of SOCIAL_PROVIDERS) {
+    const p = `EXTERNAL_${name.toUpperCase()}_`;
+    const cfg: SocialProviderConfig = {
+      enabled: e[`${p}ENABLED`] === true,
+      clientIds: (str(`${p}CLIENT_ID`) ?? '')
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+      secret: str(`${p}SECRET`),
+      redirectUri: str(`${p}REDIRECT_URI`),
+      url: (str(`${p}URL`) ?? SOCIAL_PROVIDER_URLS[name])?.replace(/\/+$/, ''),
+    };
+    out[name] = cfg;
+    if (!cfg.enabled) continue;
+    if (cfg.clientIds.length === 0) problems.push(`${p}ENABLED is true but ${p}CLIENT_ID is unset`);
+    if (!cfg.secret) problems.push(`${p}ENABLED is true but ${p}SECRET is unset`);
+    if ((name === 'azure' || name === 'oidc') && !cfg.url)
+      problems.push(`${p}ENABLED is true but ${p}URL (the issuer) is unset`);
+    for (const [key, value] of [
+      [`${p}URL`, cfg.url],
+      [`${p}REDIRECT_URI`, cfg.redirectUri],
+    ] as const) {
+      if (value === undefined) continue;
+      let url: URL | undefined;
+      try {
+        url = new URL(value);
+      } catch {
+        // reported below
+      }
+      // Plain http only on this machine (a test or development provider): tokens cross this link.
+      if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
+        problems.push(`${key} must be an https URL (http only on loopback), got "${value}"`);
+    }
+  }
+  return out;
+}
 
 function pickMailSettings(
   e: Record<string, unknown>,
@@ -746,6 +897,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       problemList('Refusing to start with unsafe settings (NODE_ENV=production)', problems),
     );
+  const socialProblems: string[] = [];
+  const socialProviders = pickSocialProviders(e, socialProblems);
+  if (socialProblems.length > 0) throw new ConfigError(problemList('Invalid configuration', socialProblems));
 
   const resolvePath = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
   const list = (s: string) =>
@@ -818,6 +972,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
       smsWebhookUrl: e.SMS_WEBHOOK_URL,
       smsWebhookToken: e.SMS_WEBHOOK_TOKEN,
+    },
+    social: {
+      providers: socialProviders,
+      oidcName: e.OIDC_PROVIDER_NAME,
+      manualLinking: e.SECURITY_MANUAL_LINKING_ENABLED,
     },
     FLOW_STATE_EXPIRY: e.FLOW_STATE_EXPIRY,
     SESSIONS_TIMEBOX: e.SESSIONS_TIMEBOX,

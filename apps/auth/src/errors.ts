@@ -78,6 +78,16 @@ export const errorTable = {
   provider_disabled: { status: 400, message: 'Provider is not enabled' },
   // GoTrue's OAuth-style answer (400 {error, error_description}), e.g. the id_token grant's.
   oauth_invalid_request: { status: 400, message: 'invalid request' },
+  // Social sign-in and identities (features/social).
+  bad_oauth_state: { status: 400, message: 'OAuth state is invalid' },
+  bad_oauth_callback: { status: 400, message: 'OAuth callback with missing authorization code' },
+  provider_error: { status: 502, message: 'The identity provider could not be reached' },
+  identity_already_exists: { status: 422, message: 'Identity is already linked to another user' },
+  identity_not_found: { status: 404, message: "Identity doesn't exist" },
+  single_identity_not_deletable: {
+    status: 422,
+    message: 'User must have at least 1 identity after unlinking',
+  },
   over_sms_send_rate_limit: { status: 429, message: 'SMS rate limit exceeded' },
   sms_send_failed: { status: 500, message: 'Error sending SMS' },
   over_request_rate_limit: { status: 429, message: 'Request rate limit reached' },

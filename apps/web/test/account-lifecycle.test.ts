@@ -55,6 +55,10 @@ describe('email link landings', () => {
       expect(linkProblem(code)).toBe('expired');
     for (const code of ['access_denied', 'bad_code_verifier', '', undefined])
       expect(linkProblem(code)).toBe('invalid');
+    // A sign-in with Google, Apple … that came back refused is named as such (issue #15).
+    for (const code of ['provider_error', 'bad_oauth_state', 'identity_already_exists'])
+      expect(linkProblem(code)).toBe('provider');
+    expect(linkProblem('email_exists')).toBe('provider-email');
   });
 
   it('turns an outcome into the auth page notice, and reads it back from navigation state only when valid', () => {

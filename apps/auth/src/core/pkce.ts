@@ -87,6 +87,32 @@ export async function issueFlowAuthCode(deps: Deps, db: DbOrTx, flowStateId: str
   return code;
 }
 
+/**
+ * A sign-in already completed elsewhere (a provider's callback): the flow state and its auth code
+ * at once, for the `?code=` redirect the client exchanges with its verifier.
+ */
+export async function issueCompletedFlow(
+  deps: Deps,
+  tx: DbOrTx,
+  f: { userId: string; pkce: PkceParams; providerType: string; authenticationMethod: string },
+): Promise<string> {
+  const code = randomUUID();
+  const now = deps.clock();
+  const expiresAt = new Date(now.getTime() + deps.config.FLOW_STATE_EXPIRY * 1000);
+  const row = await insertFlowState(tx, {
+    userId: f.userId,
+    codeChallenge: f.pkce.challenge,
+    codeChallengeMethod: f.pkce.method,
+    authenticationMethod: f.authenticationMethod,
+    providerType: f.providerType,
+    placeholderHash: sha256(`unissued:${randomToken(16)}`),
+    expiresAt,
+    now,
+  });
+  await issueAuthCode(tx, row.id, sha256(code), now, expiresAt);
+  return code;
+}
+
 function challengeOf(verifier: string, method: string): string {
   return method === 'plain' ? verifier : createHash('sha256').update(verifier).digest('base64url');
 }
@@ -120,7 +146,7 @@ export async function pkceGrant(
     if (!user) throw new AuthError('flow_state_not_found');
     if (user.bannedUntil && user.bannedUntil > now) throw new AuthError('user_banned');
     const started = await startSession(deps, tx, user, flow.authenticationMethod, meta);
-    await audit(tx, 'login', user.id, meta.ip, { provider: 'email', method: 'pkce' });
+    await audit(tx, 'login', user.id, meta.ip, { provider: flow.providerType, method: 'pkce' });
     return { user, ...started };
   });
   return issueSession(deps, {

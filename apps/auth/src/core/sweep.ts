@@ -9,6 +9,7 @@ import {
   sweepAuditLog,
   sweepExpiredChallenges,
   sweepExpiredFlowStates,
+  sweepExpiredOAuthStates,
   sweepExpiredOneTimeTokens,
   sweepExpiredPasskeyChallenges,
   sweepInactiveSessions,
@@ -84,6 +85,12 @@ export function sweepTasks(config: Config): SweepTask[] {
       table: 'flow_state',
       cutoff: (now) => ago(now, r.expiredTokens * 1000),
       statement: sweepExpiredFlowStates,
+    },
+    {
+      name: 'expired_oauth_states',
+      table: 'oauth_states',
+      cutoff: (now) => ago(now, r.expiredTokens * 1000),
+      statement: sweepExpiredOAuthStates,
     },
     {
       name: 'expired_mfa_challenges',

@@ -12,6 +12,8 @@ export async function insertFlowState(
     codeChallenge: string;
     codeChallengeMethod: string;
     authenticationMethod: string;
+    /** 'email' (links) or the third-party provider's name. */
+    providerType?: string;
     placeholderHash: string;
     expiresAt: Date;
     now: Date;
@@ -27,6 +29,7 @@ export async function insertFlowState(
       codeChallenge: f.codeChallenge,
       codeChallengeMethod: f.codeChallengeMethod,
       authenticationMethod: f.authenticationMethod,
+      providerType: f.providerType ?? 'email',
       expiresAt: f.expiresAt,
       createdAt: f.now,
       updatedAt: f.now,

@@ -381,3 +381,32 @@ export const mailOutbox = pgTable(
     index('mail_outbox_done_idx').on(t.createdAt).where(sql`status in ('sent', 'failed')`),
   ],
 );
+
+/**
+ * A sign-in at a third-party provider in progress (features/social): created by GET /authorize,
+ * consumed once by GET|POST /callback. Only a SHA-256 of the `state` sent to the provider is kept.
+ * The PKCE verifier towards the provider is kept as is (the callback needs it): it is worth nothing
+ * without the provider's code, which only ever comes to our callback, and the row lives minutes.
+ */
+export const oauthStates = pgTable(
+  'oauth_states',
+  {
+    id: uuid('id').primaryKey(),
+    stateHash: text('state_hash').notNull(),
+    provider: text('provider').notNull(),
+    redirectTo: text('redirect_to').notNull(),
+    providerVerifier: text('provider_verifier').notNull(),
+    nonce: text('nonce'),
+    // The client's own PKCE challenge (supabase-js flowType 'pkce'); null: the implicit flow.
+    codeChallenge: text('code_challenge'),
+    codeChallengeMethod: text('code_challenge_method'),
+    // linkIdentity: the signed-in user the new identity is linked to.
+    linkUserId: uuid('link_user_id').references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: tz('expires_at').notNull(),
+    createdAt: created(),
+  },
+  (t) => [
+    uniqueIndex('oauth_states_state_hash_key').on(t.stateHash),
+    index('oauth_states_expires_idx').on(t.expiresAt),
+  ],
+);

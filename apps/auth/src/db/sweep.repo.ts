@@ -93,6 +93,8 @@ function byTime(table: string, column: string): SweepStatement {
 export const sweepExpiredOneTimeTokens = byTime('one_time_tokens', 'expires_at');
 /** PKCE flow states never exchanged, expired before `before`. */
 export const sweepExpiredFlowStates = byTime('flow_state', 'expires_at');
+/** Third-party sign-ins never come back from the provider, expired before `before`. */
+export const sweepExpiredOAuthStates = byTime('oauth_states', 'expires_at');
 /** MFA challenges never verified, expired before `before`. */
 export const sweepExpiredChallenges = byTime('mfa_challenges', 'expires_at');
 /** Passkey ceremonies nobody finished (features/passkeys), by their expiry. */

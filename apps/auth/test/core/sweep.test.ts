@@ -188,6 +188,8 @@ describe('expired links, flow states, challenges; old audit rows, counters and m
         values (${randomUUID()}::uuid, ${uid}::uuid, ${`t-${name}`}, ${`${tag}-${name}`}, 'x', ${email}, ${when})`);
       await db().execute(sql`insert into flow_state (id, user_id, auth_code_hash, code_challenge, code_challenge_method, authentication_method, expires_at)
         values (${randomUUID()}::uuid, ${uid}::uuid, ${`${tag}-${name}`}, 'c', 's256', 'recovery', ${when})`);
+      await db().execute(sql`insert into oauth_states (id, state_hash, provider, redirect_to, provider_verifier, expires_at)
+        values (${randomUUID()}::uuid, ${`${tag}-${name}`}, 'google', 'https://x.test/', 'v', ${when})`);
     }
     const factor = randomUUID();
     await db().execute(sql`insert into mfa_factors (id, user_id, friendly_name, factor_type, status)
@@ -221,6 +223,9 @@ describe('expired links, flow states, challenges; old audit rows, counters and m
     expect(
       await left(sql`select ip_address as v from mfa_challenges where factor_id = ${factor}::uuid`),
     ).toEqual(['live', 'recent']);
+    expect(
+      await left(sql`select state_hash as v from oauth_states where state_hash like ${`${tag}-%`}`),
+    ).toEqual([`${tag}-live`, `${tag}-recent`]);
     expect(await left(sql`select action as v from audit_log_entries where action like 'sweep_%'`)).toEqual([
       'sweep_89',
     ]);

@@ -286,6 +286,11 @@ export const ar: Messages = {
       submit: 'إنشاء حساب',
       toggle: 'لديك حساب بالفعل؟ سجّل الدخول',
     },
+    // Third-party sign-in buttons (features/auth/components/social-buttons.tsx): "<continueWith> Google".
+    social: {
+      divider: 'أو',
+      continueWith: 'المتابعة باستخدام',
+    },
     validation: {
       invalidEmail: 'عنوان البريد الإلكتروني غير صالح',
       passwordTooShort: 'يجب ألا تقل كلمة المرور عن 6 أحرف',
@@ -322,6 +327,10 @@ export const ar: Messages = {
       confirmed: 'تم تأكيد بريدك الإلكتروني: سجّل الدخول.',
       linkExpired: 'انتهت صلاحية رابط البريد هذا أو سبق استخدامه.',
       linkInvalid: 'رابط البريد هذا غير صالح.',
+      providerFailed:
+        'تعذّر تسجيل الدخول بهذا الحساب. حاول مرة أخرى، أو سجّل الدخول ببريدك الإلكتروني وكلمة المرور.',
+      providerEmailTaken:
+        'يوجد حساب بهذا البريد الإلكتروني بالفعل. سجّل الدخول ببريدك الإلكتروني وكلمة المرور.',
       linkNext: 'سجّل الدخول من هنا. وإذا لم يتأكد بريدك بعد، اكتبه واطلب رابط تأكيد جديد.',
     },
     resend: {

@@ -282,6 +282,11 @@ export const en = {
       submit: 'Sign Up',
       toggle: 'Already have an account? Sign in',
     },
+    // Third-party sign-in buttons (features/auth/components/social-buttons.tsx): "<continueWith> Google".
+    social: {
+      divider: 'or',
+      continueWith: 'Continue with',
+    },
     validation: {
       invalidEmail: 'Invalid email address',
       passwordTooShort: 'Password must be at least 6 characters',
@@ -318,6 +323,9 @@ export const en = {
       confirmed: 'Your email is confirmed: sign in.',
       linkExpired: 'That email link has expired or was already used.',
       linkInvalid: 'That email link is not valid.',
+      providerFailed:
+        'Signing in with that account did not work. Try again, or sign in with your email and password.',
+      providerEmailTaken: 'An account with this email already exists. Sign in with your email and password.',
       linkNext:
         'Sign in below. If your email is not confirmed yet, enter it and ask for a new confirmation link.',
     },

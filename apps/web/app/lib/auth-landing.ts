@@ -26,7 +26,16 @@ export type LandingOutcome =
   /** The link failed: expired, used, unknown or refused. */
   | { kind: 'link-failed'; problem: LinkProblem };
 
-export type LinkProblem = 'expired' | 'invalid';
+/**
+ * `provider`: a sign-in with Google, Apple … came back refused (the visitor cancelled, the provider
+ * failed, the sign-in took too long); `provider-email`: that provider's address belongs to an
+ * account it may not open (unconfirmed there, or not verified by the provider).
+ */
+export type LinkProblem = 'expired' | 'invalid' | 'provider' | 'provider-email';
+
+/** The service's codes for a third-party sign-in that did not work (features/social). */
+const PROVIDER_CODES =
+  /^(provider_error|bad_oauth_state|bad_oauth_callback|identity_already_exists|signup_disabled|user_banned|validation_failed)$/;
 
 const QUERY_KEYS = ['code', 'error', 'error_code', 'error_description', 'sb_flow_id'] as const;
 const FRAGMENT_KEYS = ['access_token', 'refresh_token', 'error', 'error_code', 'error_description'] as const;
@@ -69,6 +78,8 @@ export function cleanLandingUrl(pathname: string, search: string, hash: string):
  * a bad verifier) is an invalid link.
  */
 export function linkProblem(errorCode: string | undefined): LinkProblem {
+  if (errorCode === 'email_exists') return 'provider-email';
+  if (errorCode && PROVIDER_CODES.test(errorCode)) return 'provider';
   return errorCode && /^(otp_expired|flow_state_expired|flow_state_not_found)$/.test(errorCode)
     ? 'expired'
     : 'invalid';

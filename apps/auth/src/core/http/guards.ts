@@ -18,9 +18,11 @@ import { jsonBody } from './middleware.ts';
  *   document, the development mailbox);
  * - `apikey`: the anon or the service-role key, as the Supabase gateway requires;
  * - `user`: a key and a signed-in user (`Authorization: Bearer <access token>`);
- * - `service`: an admin credential, the service-role key or an admin-role JWT (the admin API's level).
+ * - `service`: an admin credential, the service-role key or an admin-role JWT (the admin API's level);
+ * - `form`: no key and no JSON body reader: a provider posting its answer back to `/callback`
+ *   (Apple's `form_post`), whose handler reads the form itself, bounded.
  */
-export type Access = 'public' | 'apikey' | 'user' | 'service';
+export type Access = 'public' | 'apikey' | 'user' | 'service' | 'form';
 
 /** Which key the caller presented (recorded by requireApiKey as `c.get('apiKey')`). */
 export type ApiKeyKind = 'anon' | 'service';
@@ -169,5 +171,6 @@ export function guardChains(deps: Deps): Record<Access, MiddlewareHandler<AppEnv
     apikey: [apiKey, body],
     user: [apiKey, body, requireUser(deps)],
     service: [apiKey, body, requireAdmin(deps)],
+    form: [],
   };
 }

@@ -1,3 +1,4 @@
+import { SOCIAL_PROVIDERS } from '../../config.ts';
 import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 
@@ -14,7 +15,15 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
             email: true,
             phone: deps.config.phone.enabled,
             anonymous_users: deps.config.EXTERNAL_ANONYMOUS_USERS_ENABLED,
+            // Every provider, true when enabled (GoTrue lists each of its providers this way).
+            ...Object.fromEntries(
+              SOCIAL_PROVIDERS.map((name) => [name, deps.config.social.providers[name].enabled]),
+            ),
           },
+          // Not GoTrue's: the generic OpenID Connect provider's name, for the site's button.
+          ...(deps.config.social.providers.oidc.enabled
+            ? { oidc_provider_name: deps.config.social.oidcName }
+            : {}),
           disable_signup: deps.config.DISABLE_SIGNUP,
           mailer_autoconfirm: deps.config.MAILER_AUTOCONFIRM,
           phone_autoconfirm: false,

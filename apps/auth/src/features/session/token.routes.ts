@@ -8,7 +8,8 @@ import { emailField, passwordField } from '../../core/http/schemas.ts';
 import { countSignIn } from '../../core/metrics.ts';
 import { pkceGrant } from '../../core/pkce.ts';
 import { AuthError } from '../../errors.ts';
-import { idTokenGrant, web3Grant } from '../switched-off/index.ts';
+import { idTokenGrant } from '../social/index.ts';
+import { web3Grant } from '../switched-off/index.ts';
 import { passwordGrant } from './password-grant.ts';
 import { refreshGrant } from './refresh.ts';
 
@@ -54,12 +55,13 @@ const grants = {
     body: pkceGrantBody,
     handler: (deps, c) => pkceGrant(deps, parseBody(c, pkceGrantBody), c.get('meta')),
   },
-  // Not offered: GoTrue's answers with every OIDC provider / web3 chain off (features/switched-off).
+  // signInWithIdToken (features/social); a provider that is off answers as GoTrue's does.
   id_token: {
     body: idTokenGrantBody,
-    handler: async (_deps, c) =>
-      idTokenGrant(parseBody(c, idTokenGrantBody), c.req.header('authorization') !== undefined),
+    handler: (deps, c) =>
+      idTokenGrant(deps, parseBody(c, idTokenGrantBody), c.req.header('authorization'), c.get('meta')),
   },
+  // Not offered: GoTrue's answer with every web3 chain off (features/switched-off).
   web3: { body: web3GrantBody, handler: async () => web3Grant() },
 } satisfies Record<string, { body: z.ZodObject; handler: GrantHandler }>;
 

@@ -8,6 +8,7 @@ import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx'
 import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
 import { PasskeySignIn } from '~/features/auth/components/passkey-sign-in.tsx';
 import { ResendConfirmation } from '~/features/auth/components/resend-confirmation.tsx';
+import { SocialButtons } from '~/features/auth/components/social-buttons.tsx';
 import {
   type CredentialField,
   credentialLimits,
@@ -162,7 +163,11 @@ export function AuthForm({ initialMode }: AuthFormProps) {
         ? `${m.account.notices.linkExpired} ${m.account.notices.linkNext}`
         : notice === 'invalid'
           ? `${m.account.notices.linkInvalid} ${m.account.notices.linkNext}`
-          : '';
+          : notice === 'provider'
+            ? m.account.notices.providerFailed
+            : notice === 'provider-email'
+              ? m.account.notices.providerEmailTaken
+              : '';
 
   if (session.status === 'needs-mfa')
     return (
@@ -258,6 +263,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           onError={(message) => fail(message)}
         />
       ) : null}
+      {hydrated ? <SocialButtons disabled={submitting} /> : null}
       {resendOffer ? (
         <ResendConfirmation
           email={resendAddress}

@@ -5,7 +5,9 @@ import type { LandingOutcome } from '~/lib/auth-landing.ts';
  * confirmed (the link was opened in another browser), or the link expired / was used, or is invalid.
  * Passed in the navigation's state (not the URL), so a reload or a shared URL shows a plain page.
  */
-export type AuthNotice = 'confirmed' | 'expired' | 'invalid';
+export type AuthNotice = 'confirmed' | 'expired' | 'invalid' | 'provider' | 'provider-email';
+
+const NOTICES: readonly unknown[] = ['confirmed', 'expired', 'invalid', 'provider', 'provider-email'];
 
 export function noticeFor(outcome: LandingOutcome): AuthNotice | undefined {
   if (outcome.kind === 'no-session') return 'confirmed';
@@ -15,5 +17,5 @@ export function noticeFor(outcome: LandingOutcome): AuthNotice | undefined {
 
 export function noticeFromState(state: unknown): AuthNotice | undefined {
   const notice = state && typeof state === 'object' && 'notice' in state ? state.notice : undefined;
-  return notice === 'confirmed' || notice === 'expired' || notice === 'invalid' ? notice : undefined;
+  return NOTICES.includes(notice) ? (notice as AuthNotice) : undefined;
 }

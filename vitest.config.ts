@@ -8,6 +8,7 @@ const projects = [
   'apps/auth/vitest.faults.config.ts',
   'apps/web/vitest.config.ts',
   'e2e/vitest.config.ts',
+  'deploy/vitest.config.ts',
 ].filter((p) => existsSync(new URL(p, import.meta.url)));
 
 export default defineConfig({

@@ -11,13 +11,13 @@ const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
   console.log(`Usage: npm test [-- vitest options]   (node scripts/run-tests.mjs)
 
-Runs the auth, web and e2e suites (the fault suite only with --project faults) and ends with
+Runs the auth, web, e2e and deploy suites (the fault suite only with --project faults) and ends with
 "N passed, N failed". Other arguments go to \`vitest run\`, e.g. --project auth, a test file, -t name.
   npm run test:service   the auth suites (DATABASE_URL=postgres://… for PostgreSQL)
   npm run test:faults    the fault suite`);
   process.exit(0);
 }
-const defaultProjects = ['auth', 'web', 'e2e'];
+const defaultProjects = ['auth', 'web', 'e2e', 'deploy'];
 const projectArgs = args.includes('--project') ? [] : defaultProjects.flatMap((p) => ['--project', p]);
 mkdirSync(join(root, '.cache'), { recursive: true });
 const report = join(root, '.cache', `vitest-report-${process.pid}.json`);

@@ -240,6 +240,11 @@ export const envSchema = z.object({
       '`/metrics` then needs `Authorization: Bearer <token>` (Prometheus `authorization.credentials`); ≥ 32 characters in production',
     unsetMeans: 'unset: no token asked',
   }),
+  BACKUP_KEY: optionalString.meta({
+    description:
+      '64 hex characters (`openssl rand -hex 32`): `npm run backup` encrypts with it (AES-256-GCM) and `npm run restore` needs it; keep it apart from the backups',
+    unsetMeans: 'unset: backups are not encrypted',
+  }),
   SUPABASE_URL: optionalString.meta({
     description: 'auth origin the site should use, e.g. a hosted Supabase project',
     unsetMeans: "the page's own origin",
@@ -573,6 +578,7 @@ export type Config = {
   /** /metrics is served (METRICS_ENABLED, or its default worked out from production and the token). */
   METRICS_ENABLED: boolean;
   METRICS_TOKEN: string | undefined;
+  BACKUP_KEY: string | undefined;
   SUPABASE_URL: string | undefined;
   SITE_DIR: string;
   LOG_LEVEL: string;
@@ -851,6 +857,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (corsOrigins.includes('*') && corsOrigins.length > 1)
     invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
+  if (e.BACKUP_KEY !== undefined && !/^[0-9a-fA-F]{64}$/.test(e.BACKUP_KEY))
+    invalid.push('BACKUP_KEY: must be 64 hex characters (openssl rand -hex 32); the value is not shown');
   if (invalid.length > 0) throw new ConfigError(problemList('Invalid configuration', invalid));
 
   const problems: string[] = [];
@@ -942,6 +950,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     CORS_ALLOWED_ORIGINS: corsOrigins.length > 0 ? corsOrigins : ['*'],
     METRICS_ENABLED: e.METRICS_ENABLED ?? (!production || e.METRICS_TOKEN !== undefined),
     METRICS_TOKEN: e.METRICS_TOKEN,
+    BACKUP_KEY: e.BACKUP_KEY,
     SUPABASE_URL: e.SUPABASE_URL,
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,

@@ -1,4 +1,5 @@
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
@@ -18,6 +19,7 @@ import { countQueuedMail } from './db/outbox.repo.ts';
 import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
 import { sweepExpiredFactors } from './features/mfa/factors.ts';
+import { onlineBackupResponder } from './features/ops/online-backup.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 export type StartOptions = {
@@ -38,7 +40,8 @@ export type RunningServer = {
   sweeper: Sweeper;
   /**
    * Stops listening at once (new connections are refused). With graceMs, requests in flight get that
-   * long to finish (idle keep-alive connections close now); without, every connection closes now.
+   * long to finish and keep-alive connections are left for the client to close (each answer now says
+   * `Connection: close`); without, every connection closes now.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 };
@@ -186,19 +189,31 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         clearInterval(factorSweeper);
         clearInterval(keyReloader);
         removeMetricsSource();
-        const conns = server as unknown as { closeAllConnections?(): void; closeIdleConnections?(): void };
+        const conns = server as unknown as { closeAllConnections?(): void };
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
           if (options.graceMs) {
-            conns.closeIdleConnections?.();
-            // Keep-alive connections that finish a request after this point are idle: close them too.
-            const idle = setInterval(() => conns.closeIdleConnections?.(), 100);
+            // Stop accepting only (net.Server's close: http.Server's would also cut idle keep-alive
+            // connections). A proxy's new connection is then refused, which nginx retries on another
+            // instance for any method. Cutting an idle keep-alive connection is what turns a rolling
+            // restart into a 502: the proxy may be sending a request on it at that instant, and it
+            // retries only idempotent requests once one is sent. Instead every answer from now on
+            // says `Connection: close`, so the proxy drops each connection itself after its next
+            // answer; idle ones end at the proxy's keep-alive timeout (deploy/nginx sets it below
+            // Node's 5 s, which closes the rest); whatever remains at graceMs is cut.
+            (
+              server as unknown as { prependListener: NodeJS.EventEmitter['prependListener'] }
+            ).prependListener(
+              'request',
+              (_req: unknown, res: { setHeader(name: string, value: string): void }) =>
+                res.setHeader('Connection', 'close'),
+            );
+            net.Server.prototype.close.call(server, () => resolve());
             const force = setTimeout(() => conns.closeAllConnections?.(), options.graceMs);
-            server.once('close', () => {
-              clearInterval(idle);
-              clearTimeout(force);
-            });
-          } else conns.closeAllConnections?.();
+            server.once('close', () => clearTimeout(force));
+          } else {
+            server.close(() => resolve());
+            conns.closeAllConnections?.();
+          }
         });
         await mail.stop();
         await sweepStopped;
@@ -277,6 +292,15 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       () => process.exit(1),
     );
   };
+  // `npm run backup` while the service runs on the embedded database (features/ops/online-backup.ts).
+  if (server.deps.database.kind === 'pglite' && !config.DATA_DIR.startsWith('memory://')) {
+    const backup = onlineBackupResponder({
+      dataDir: config.DATA_DIR,
+      client: (server.deps.db as unknown as { $client: PGlite }).$client,
+      logger,
+    });
+    process.on('SIGUSR2', () => void backup());
+  }
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

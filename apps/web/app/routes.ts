@@ -7,11 +7,13 @@ export default [
   route('auth', 'routes/auth.tsx', { id: 'en-auth' }),
   route('auth/forgot', 'routes/forgot-password.tsx', { id: 'en-forgot' }),
   route('auth/reset', 'routes/reset-password.tsx', { id: 'en-reset' }),
+  route('account', 'routes/account.tsx', { id: 'en-account' }),
   ...prefix('ar', [
     index('routes/home.tsx', { id: 'ar-home' }),
     route('auth', 'routes/auth.tsx', { id: 'ar-auth' }),
     route('auth/forgot', 'routes/forgot-password.tsx', { id: 'ar-forgot' }),
     route('auth/reset', 'routes/reset-password.tsx', { id: 'ar-reset' }),
+    route('account', 'routes/account.tsx', { id: 'ar-account' }),
     route('*', 'routes/not-found.tsx', { id: 'ar-not-found' }),
   ]),
   route('*', 'routes/not-found.tsx', { id: 'en-not-found' }),

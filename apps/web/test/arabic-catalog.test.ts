@@ -24,6 +24,9 @@ const latinAllowList = [
   /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/g, // emails
   /\bhttps?:\/\/\S+/g, // URLs
   /\b(Instagram|TikTok|LinkedIn|YouTube|Facebook|X|Namaa|English)\b/g,
+  // The account page: the file it saves, and technical names Arabic writes in Latin letters too.
+  /\b[\w-]+\.json\b/g,
+  /\b(QR|JSON)\b/g,
 ];
 
 function untranslatedLatin(text: string): string[] {

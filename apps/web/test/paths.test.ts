@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alternateHref } from '~/components/layout/language-switcher.tsx';
 import { localeFromPathname, stripLocale } from '~/config/locales.ts';
-import { paths, prerenderPaths, sitemapPaths } from '~/config/paths.ts';
+import { paths, prerenderPaths, safeNextPath, signInHrefFor, sitemapPaths } from '~/config/paths.ts';
 import { siteConfig } from '~/config/site.ts';
 import { en } from '~/i18n/en.ts';
 import { parseRuntimeConfig, resolveSupabaseUrl, storageKeyFor } from '~/lib/runtime-config.ts';
@@ -42,6 +42,38 @@ describe('paths', () => {
     expect(prerenderPaths).toEqual(expect.arrayContaining(['/', '/auth', '/404']));
     expect(sitemapPaths).toEqual(expect.arrayContaining(['/', '/auth']));
     expect(sitemapPaths).not.toContain('/404');
+  });
+});
+
+describe('the account page and the sign-in return path (issue #14)', () => {
+  it('prerenders /account in both editions and keeps it out of the sitemap', () => {
+    expect(paths.account.getHref('en')).toBe('/account');
+    expect(paths.account.getHref('ar')).toBe('/ar/account');
+    expect(prerenderPaths).toEqual(expect.arrayContaining(['/account', '/ar/account']));
+    expect(sitemapPaths).not.toContain('/account');
+    expect(signInHrefFor('ar', '/ar/account')).toBe('/ar/auth?next=%2Far%2Faccount');
+  });
+
+  it('returns to a path of this site only; anything else goes home', () => {
+    expect(safeNextPath('/account', 'en')).toBe('/account');
+    expect(safeNextPath('/ar/account', 'ar')).toBe('/ar/account');
+    expect(safeNextPath('/account?tab=1#x', 'en')).toBe('/account?tab=1#x');
+    for (const hostile of [
+      null,
+      '',
+      '//evil.example/x',
+      '/\\evil.example',
+      '/\\/evil.example',
+      'https://evil.example/',
+      'javascript:alert(1)',
+      ' /account',
+      '/acc\nount',
+      '/\tevil',
+      `/${'a'.repeat(600)}`,
+    ]) {
+      expect(safeNextPath(hostile, 'en'), String(hostile)).toBe('/');
+      expect(safeNextPath(hostile, 'ar'), String(hostile)).toBe('/ar/');
+    }
   });
 });
 

@@ -23,6 +23,19 @@ import {
   vacuumTables,
 } from '../db/sweep.repo.ts';
 import type { Logger } from '../logger.ts';
+import { metricCounter, metricGauge } from './metrics.ts';
+
+const sweptRows = metricCounter('namaa_sweep_rows_total', 'Rows deleted by the periodic sweep', ['task']);
+const sweepRuns = metricCounter('namaa_sweep_runs_total', 'Sweeps run, by result', ['result']);
+const longestBatch = metricGauge(
+  'namaa_sweep_longest_batch_seconds',
+  'The longest single batch (lock hold; on PGlite, event-loop block) of the last sweep',
+);
+const vacuumSeconds = metricGauge(
+  'namaa_sweep_vacuum_seconds',
+  'PGlite only: the VACUUM time per table in the last sweep',
+  ['table'],
+);
 
 // The ONE sweep of the service: every kind of row that outlives its use (rotated refresh tokens,
 // ended sessions, expired links, flow states and challenges, old audit rows, rate-limit counters,
@@ -152,17 +165,17 @@ export type BatchPolicy = {
 export const DEFAULT_BATCH_POLICY: BatchPolicy = { targetMs: 20, initial: 200, min: 10, max: 10_000 };
 
 /**
- * The next batch size after a batch of `size` rows took `elapsedMs` (and deleted `deleted` rows):
+ * The next batch size after a batch of `size` rows took `elapsedMs` (and handled `handled` rows):
  * too slow → shrink in proportion (a slow disk or a busy machine gets smaller batches at once);
  * well under the target with a full batch → double (up to max).
  */
-export function nextBatchSize(size: number, elapsedMs: number, deleted: number, p: BatchPolicy): number {
+export function nextBatchSize(size: number, elapsedMs: number, handled: number, p: BatchPolicy): number {
   if (elapsedMs > p.targetMs) return Math.max(p.min, Math.floor((size * p.targetMs) / elapsedMs));
-  if (deleted >= size && elapsedMs < p.targetMs / 2) return Math.min(p.max, size * 2);
+  if (handled >= size && elapsedMs < p.targetMs / 2) return Math.min(p.max, size * 2);
   return size;
 }
 
-export type BatchRecord = { task: string; size: number; deleted: number; ms: number };
+export type BatchRecord = { task: string; size: number; deleted: number; scanned: number; ms: number };
 
 export type SweepReport = {
   /** Rows deleted per task (tasks that deleted nothing are absent). */
@@ -207,17 +220,17 @@ export async function runSweep(
     for (;;) {
       if (options.signal?.aborted) break;
       const t0 = performance.now();
-      const n = await task.statement(database.db, size, cutoff);
+      const { deleted: n, scanned } = await task.statement(database.db, size, cutoff);
       const ms = performance.now() - t0;
       report.batches++;
       report.maxBatchMs = Math.max(report.maxBatchMs, ms);
-      options.onBatch?.({ task: task.name, size, deleted: n, ms });
+      options.onBatch?.({ task: task.name, size, deleted: n, scanned, ms });
       if (n > 0) {
         report.deleted[task.name] = (report.deleted[task.name] ?? 0) + n;
         swept.add(task.table);
       }
-      if (n < size) break;
-      size = nextBatchSize(size, ms, n, policy);
+      if (scanned < size) break;
+      size = nextBatchSize(size, ms, scanned, policy);
       await sleep(Math.max(pauseMs, ms));
     }
   }
@@ -247,7 +260,9 @@ export type Sweeper = {
 /**
  * Runs the sweep every SWEEP_INTERVAL seconds (never two at once in this process; several
  * instances are safe through SKIP LOCKED). Each sweep that deleted anything is logged with its
- * counts; `onReport` receives every report (where metrics hook in).
+ * counts, and counted in /metrics (`namaa_sweep_rows_total{task}`, `namaa_sweep_runs_total{result}`,
+ * `namaa_sweep_longest_batch_seconds`, on PGlite `namaa_sweep_vacuum_seconds{table}`); `onReport`
+ * receives every report.
  */
 export function startSweeper(deps: {
   config: Config;
@@ -266,8 +281,13 @@ export function startSweeper(deps: {
       .then(
         (report) => {
           totals.runs++;
-          for (const [task, n] of Object.entries(report.deleted))
+          sweepRuns.inc({ result: 'ok' });
+          longestBatch.set(report.maxBatchMs / 1000);
+          for (const [table, ms] of Object.entries(report.vacuumMs)) vacuumSeconds.set({ table }, ms / 1000);
+          for (const [task, n] of Object.entries(report.deleted)) {
             totals.deleted[task] = (totals.deleted[task] ?? 0) + n;
+            sweptRows.inc({ task }, n);
+          }
           const level = Object.keys(report.deleted).length > 0 ? 'info' : 'debug';
           deps.logger[level](
             {
@@ -286,6 +306,7 @@ export function startSweeper(deps: {
         },
         (err: unknown) => {
           totals.failures++;
+          sweepRuns.inc({ result: 'failed' });
           deps.logger.warn({ err: (err as Error).message }, 'sweep failed');
           throw err;
         },

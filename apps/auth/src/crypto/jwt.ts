@@ -16,7 +16,7 @@ export type StoredKey = {
   algorithm: string;
   privateJwk: Record<string, unknown>;
   publicJwk: Record<string, unknown>;
-  status: string; // active | verify_only | retired
+  status: string; // standby (published, not signing yet) | active | verify_only | retired
   createdAt?: Date;
 };
 
@@ -125,12 +125,18 @@ export class KeyStore {
     const verifiers = new Map<string, CryptoKey>();
     const published: JWK[] = [];
     let signer: KeyStore['signer'];
+    // Every key but a retired one is published and accepted, a standby key included (it is
+    // published before it signs, so verifiers caching the key set know it in time); the signing key
+    // is listed first, for verifiers that take the first key instead of matching the kid.
     for (const k of keys) {
       if (k.status === 'retired') continue;
       verifiers.set(k.kid, (await importJWK(k.publicJwk as JWK, k.algorithm)) as CryptoKey);
       const { d: _d, ...pub } = k.publicJwk as JWK;
-      published.push({ ...pub, kid: k.kid, alg: k.algorithm, use: 'sig', key_ops: ['verify'] });
-      if (k.status === 'active' && !signer) signer = { kid: k.kid, sign: es256Signer(k) };
+      const entry: JWK = { ...pub, kid: k.kid, alg: k.algorithm, use: 'sig', key_ops: ['verify'] };
+      if (k.status === 'active' && !signer) {
+        signer = { kid: k.kid, sign: es256Signer(k) };
+        published.unshift(entry);
+      } else published.push(entry);
     }
     if (!signer) throw new Error('no active signing key');
     this.signer = signer;

@@ -58,6 +58,8 @@ export const users = pgTable(
     index('users_created_at_idx').on(t.createdAt),
     // findUserByPendingEmail (POST /resend type email_change, with the public key): mostly null.
     index('users_email_change_idx').on(t.emailChange).where(sql`email_change is not null`),
+    // findUserByPendingPhone (a phone change's code).
+    index('users_phone_change_idx').on(t.phoneChange).where(sql`phone_change is not null`),
   ],
 );
 
@@ -284,7 +286,11 @@ export const passkeyChallenges = pgTable(
     expiresAt: tz('expires_at').notNull(),
     createdAt: created(),
   },
-  (t) => [index('passkey_challenges_expires_idx').on(t.expiresAt)],
+  (t) => [
+    index('passkey_challenges_expires_idx').on(t.expiresAt),
+    // Deleting a user cascades here (issue #28: no whole-table read per account deletion).
+    index('passkey_challenges_user_idx').on(t.userId),
+  ],
 );
 
 /** TOTP replay protection: a (factor, time step) pair can be used once. */
@@ -332,6 +338,10 @@ export const auditLogEntries = pgTable(
     index('audit_log_actor_idx').on(t.actorId),
     // The audit-log command's --action filter, newest first.
     index('audit_log_action_idx').on(t.action, t.createdAt),
+    // The account export's "rows about me" (account.repo.ts: actor or payload user_id).
+    index('audit_log_payload_user_idx')
+      .on(sql`(payload->>'user_id')`)
+      .where(sql`(payload->>'user_id') is not null`),
   ],
 );
 
@@ -351,7 +361,7 @@ export const rateLimitCounters = pgTable(
     // The sweep of back-off and known-network rows (both at the epoch), each by its last hit: without
     // it the sweep read every such row every time.
     index('rate_limit_epoch_idx')
-      .on(sql`(key like 'known:%')`, t.lastHitAt)
+      .on(sql`split_part(key, ':', 1)`, t.lastHitAt)
       .where(sql`window_start = '1970-01-01 00:00:00+00'`),
   ],
 );
@@ -378,6 +388,8 @@ export const mailOutbox = pgTable(
     index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status in ('pending', 'sending')`),
     index('mail_outbox_to_idx').on(t.toAddress, t.createdAt),
     // The sweep of sent and given-up mail.
+    // Erasing an account deletes its mail.
+    index('mail_outbox_user_idx').on(t.userId),
     index('mail_outbox_done_idx').on(t.createdAt).where(sql`status in ('sent', 'failed')`),
   ],
 );

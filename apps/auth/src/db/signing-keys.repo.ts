@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { StoredKey } from '../crypto/jwt.ts';
 import { generateSigningKey } from '../crypto/jwt.ts';
 import type { DbOrTx } from './client.ts';
@@ -8,12 +8,73 @@ export async function listSigningKeys(db: DbOrTx): Promise<StoredKey[]> {
   return db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt));
 }
 
-/** Creates the first ES256 key on first start; keys live in the database (so every instance shares them). */
+/** The transaction advisory lock of the first-key check ("namaa-ke" in ASCII). */
+const FIRST_KEY_LOCK = 0x6e616d61612d6b65n;
+
+/**
+ * Creates the first ES256 key on first start; keys live in the database (so every instance shares
+ * them). Instances starting together on an empty database must not each add a key: each would sign
+ * with its own while the other, having loaded before it existed, rejects its tokens (an unknown kid
+ * until the next reload). So the check and the insert run under a transaction advisory lock.
+ */
 export async function ensureSigningKey(db: DbOrTx): Promise<void> {
-  const keys = await listSigningKeys(db);
-  if (keys.some((k) => k.status === 'active')) return;
+  if ((await listSigningKeys(db)).some((k) => k.status === 'active')) return;
   const key = await generateSigningKey();
-  await db.insert(signingKeys).values(key).onConflictDoNothing();
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_KEY_LOCK.toString()}::bigint)`);
+    if ((await listSigningKeys(tx)).some((k) => k.status === 'active')) return;
+    await tx.insert(signingKeys).values(key).onConflictDoNothing();
+  });
+}
+
+/** A created_at strictly after every existing key's, whatever the clocks say. */
+function after(existing: StoredKey[], now: Date): Date {
+  return new Date(Math.max(now.getTime(), ...existing.map((k) => (k.createdAt?.getTime() ?? 0) + 1)));
+}
+
+/**
+ * Rotation with a standby step, step 1: a new key is published in the JWKS (and accepted by every
+ * instance once reloaded) without signing anything yet, so verifiers that cache the key set learn
+ * it before the first token it signs. Returns the standby key already waiting, if there is one.
+ */
+export async function stageSigningKey(db: DbOrTx, now: Date): Promise<{ key: StoredKey; created: boolean }> {
+  const existing = await listSigningKeys(db);
+  const waiting = existing.filter((k) => k.status === 'standby').at(-1);
+  if (waiting) return { key: waiting, created: false };
+  const key = { ...(await generateSigningKey()), status: 'standby', createdAt: after(existing, now) };
+  await db.insert(signingKeys).values(key);
+  return { key, created: true };
+}
+
+export type PromoteResult =
+  | { outcome: 'promoted'; key: StoredKey; demoted: string[] }
+  | { outcome: 'none' }
+  | { outcome: 'too_early'; kid: string; readyAt: Date };
+
+/**
+ * Step 2: the newest standby key becomes the signer and the active key verify-only, once the
+ * standby key has been published for `minPublishedSec` (every verifier's cached key set has had
+ * time to expire and be fetched again). The promoted key's created_at is set to now: created_at
+ * orders keys by when they started signing, which is what retireSigningKeys reads to know when
+ * the previous key stopped.
+ */
+export async function promoteStandbyKey(
+  db: DbOrTx,
+  now: Date,
+  minPublishedSec: number,
+): Promise<PromoteResult> {
+  const existing = await listSigningKeys(db);
+  const standby = existing.filter((k) => k.status === 'standby').at(-1);
+  if (!standby) return { outcome: 'none' };
+  const readyAt = new Date((standby.createdAt?.getTime() ?? 0) + minPublishedSec * 1000);
+  if (readyAt > now) return { outcome: 'too_early', kid: standby.kid, readyAt };
+  const createdAt = after(existing, now);
+  const demoted = existing.filter((k) => k.status === 'active').map((k) => k.kid);
+  await db.transaction(async (tx) => {
+    await tx.update(signingKeys).set({ status: 'verify_only' }).where(eq(signingKeys.status, 'active'));
+    await tx.update(signingKeys).set({ status: 'active', createdAt }).where(eq(signingKeys.kid, standby.kid));
+  });
+  return { outcome: 'promoted', key: { ...standby, status: 'active', createdAt }, demoted };
 }
 
 /**
@@ -22,10 +83,8 @@ export async function ensureSigningKey(db: DbOrTx): Promise<void> {
  */
 export async function addSigningKey(db: DbOrTx, now: Date): Promise<StoredKey> {
   const key = await generateSigningKey();
-  // Created strictly after every existing key, whatever the clocks say, so "newest active" is this one.
-  const existing = await listSigningKeys(db);
-  const newest = Math.max(now.getTime(), ...existing.map((k) => (k.createdAt?.getTime() ?? 0) + 1));
-  const createdAt = new Date(newest);
+  // Created strictly after every existing key, so "newest active" is this one.
+  const createdAt = after(await listSigningKeys(db), now);
   await db.transaction(async (tx) => {
     await tx.update(signingKeys).set({ status: 'verify_only' }).where(eq(signingKeys.status, 'active'));
     await tx.insert(signingKeys).values({ ...key, createdAt });

@@ -2,50 +2,73 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from './client.ts';
 
 /**
- * The sweep's statements (core/sweep.ts runs them): each deletes at most `limit` rows that are past
- * `before`, in one statement of its own (one short transaction), and returns how many went.
+ * The sweep's statements (core/sweep.ts runs them): each handles at most `limit` rows that are past
+ * `before`, in one statement of its own (one short transaction), and says how many it deleted and
+ * how many it looked at (a batch that looked at fewer than `limit` was the last one).
  *
  * Every one picks its rows with `FOR UPDATE SKIP LOCKED`: rows a request holds (a refresh rotating
  * a token, a verification consuming a link) are skipped, never waited for, and two instances sweeping
- * at once take disjoint rows. Every one reads through an index whose range holds only doomed rows
- * (test/db/plans.test.ts), so a batch costs its own rows, not the table.
+ * at once take disjoint rows. Every one reads through an index whose range holds only due rows, in
+ * that index's order (so the plan is the index whatever the statistics say; test/db/plans.test.ts),
+ * and a batch costs its own rows, not the table; the delete then finds them
+ * by primary key (`= any(array(…))`: an index look-up whatever the planner thinks of the batch size).
  */
-export type SweepStatement = (db: DbOrTx, limit: number, before: Date) => Promise<number>;
+export type SweepStatement = (
+  db: DbOrTx,
+  limit: number,
+  before: Date,
+) => Promise<{ deleted: number; scanned: number }>;
 
-async function deleted(db: DbOrTx, query: SQL): Promise<number> {
-  const [row] = await queryRows<{ n: number | string }>(db, query);
-  return Number(row?.n ?? 0);
+async function counted(db: DbOrTx, query: SQL): Promise<{ deleted: number; scanned: number }> {
+  const [row] = await queryRows<{ deleted: number | string; scanned: number | string }>(db, query);
+  return { deleted: Number(row?.deleted ?? 0), scanned: Number(row?.scanned ?? 0) };
 }
 
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
+/** Deletes the rows of `table` that `pick` selects (ids, locked with SKIP LOCKED). */
+function deleteBy(table: string, pick: (limit: number, before: Date) => SQL): SweepStatement {
+  const t = sql.raw(table);
+  return (db, limit, before) =>
+    counted(
+      db,
+      sql`with d as (delete from ${t} where id = any(array(${pick(limit, before)})) returning 1)
+        select count(*) as deleted, count(*) as scanned from d`,
+    );
+}
+
 /**
  * Rotated refresh tokens, by the time of their rotation (updated_at = revoked_at). The parent of a
  * session's active token stays whatever its age: presenting it answers the active token (the client
- * that lost the rotation's answer), which the reuse rules need (features/session/refresh.ts).
+ * that lost the answer of its last refresh), which the reuse rules need (features/session/refresh.ts).
+ * Such a kept parent gets its updated_at moved to now, so the sweep does not read it again until
+ * the retention has passed once more (without that, every sweep would re-read the kept parent of
+ * every idle session).
  */
 export const sweepRevokedRefreshTokens: SweepStatement = (db, limit, before) =>
-  deleted(
+  counted(
     db,
-    sql`with doomed as (
-        select t.id from refresh_tokens t
+    sql`with batch as (
+        select t.id, a.parent_hash is not null as keep
+        from refresh_tokens t
+        left join lateral (select a.parent_hash from refresh_tokens a
+            where a.session_id = t.session_id and not a.revoked and a.parent_hash = t.token_hash limit 1) a on true
         where t.revoked and t.updated_at < ${ts(before)}
-          and not exists (select 1 from refresh_tokens a
-            where a.session_id = t.session_id and not a.revoked and a.parent_hash = t.token_hash)
+        order by t.updated_at
         limit ${limit} for update of t skip locked),
-      d as (delete from refresh_tokens r using doomed where r.id = doomed.id returning 1)
-      select count(*) as n from d`,
+      d as (delete from refresh_tokens where id = any(array(select id from batch where not keep)) returning 1),
+      k as (update refresh_tokens set updated_at = now()
+        where id = any(array(select id from batch where keep)) returning 1)
+      select (select count(*) from d) as deleted, (select count(*) from batch) as scanned`,
   );
 
 /** Sessions begun before `before` (SESSIONS_TIMEBOX); their refresh tokens go with them (cascade). */
-export const sweepTimeboxedSessions: SweepStatement = (db, limit, before) =>
-  deleted(
-    db,
-    sql`with doomed as (
-        select id from sessions where created_at < ${ts(before)} limit ${limit} for update skip locked),
-      d as (delete from sessions s using doomed where s.id = doomed.id returning 1)
-      select count(*) as n from d`,
-  );
+export const sweepTimeboxedSessions = deleteBy(
+  'sessions',
+  (limit, before) =>
+    sql`select id from sessions where created_at < ${ts(before)}
+      order by created_at limit ${limit} for update skip locked`,
+);
 
 /**
  * Sessions last refreshed before `before` (SESSIONS_INACTIVITY_TIMEOUT), found through their active
@@ -54,39 +77,34 @@ export const sweepTimeboxedSessions: SweepStatement = (db, limit, before) =>
  * update from a HOT update into one that writes every index of the table.
  */
 export const sweepInactiveSessions: SweepStatement = (db, limit, before) =>
-  deleted(
+  counted(
     db,
-    sql`with doomed as (
+    sql`with batch as (
         select t.session_id from refresh_tokens t
         where not t.revoked and t.updated_at < ${ts(before)}
-        limit ${limit} for update of t skip locked),
-      d as (delete from sessions s using doomed where s.id = doomed.session_id
-        and coalesce(s.refreshed_at, s.created_at) < ${ts(before)} returning 1)
-      select count(*) as n from d`,
+        order by t.updated_at limit ${limit} for update of t skip locked),
+      d as (delete from sessions where id = any(array(select session_id from batch))
+        and coalesce(refreshed_at, created_at) < ${ts(before)} returning 1)
+      select (select count(*) from d) as deleted, (select count(*) from batch) as scanned`,
   );
 
 /** Sessions past their `not_after` (GoTrue's column) before `before`. */
-export const sweepNotAfterSessions: SweepStatement = (db, limit, before) =>
-  deleted(
-    db,
-    sql`with doomed as (
-        select id from sessions where not_after < ${ts(before)} limit ${limit} for update skip locked),
-      d as (delete from sessions s using doomed where s.id = doomed.id returning 1)
-      select count(*) as n from d`,
-  );
+export const sweepNotAfterSessions = deleteBy(
+  'sessions',
+  (limit, before) =>
+    sql`select id from sessions where not_after < ${ts(before)}
+      order by not_after limit ${limit} for update skip locked`,
+);
 
-/** Rows of `table` whose `column` is before `before`, by id (the column is indexed). */
+/** Rows of `table` whose `column` (indexed) is before `before`. */
 function byTime(table: string, column: string): SweepStatement {
   const t = sql.raw(table);
   const c = sql.raw(column);
-  return (db, limit, before) =>
-    deleted(
-      db,
-      sql`with doomed as (
-          select id from ${t} where ${c} < ${ts(before)} limit ${limit} for update skip locked),
-        d as (delete from ${t} x using doomed where x.id = doomed.id returning 1)
-        select count(*) as n from d`,
-    );
+  return deleteBy(
+    table,
+    (limit, before) =>
+      sql`select id from ${t} where ${c} < ${ts(before)} order by ${c} limit ${limit} for update skip locked`,
+  );
 }
 
 /** Email links and codes (one_time_tokens) expired before `before`. */
@@ -103,42 +121,41 @@ export const sweepExpiredPasskeyChallenges = byTime('passkey_challenges', 'expir
 export const sweepAuditLog = byTime('audit_log_entries', 'created_at');
 
 /** Sent and given-up mail created before `before` (pending mail stays whatever its age). */
-export const sweepOldMail: SweepStatement = (db, limit, before) =>
-  deleted(
-    db,
-    sql`with doomed as (
-        select id from mail_outbox where status in ('sent', 'failed') and created_at < ${ts(before)}
-        limit ${limit} for update skip locked),
-      d as (delete from mail_outbox m using doomed where m.id = doomed.id returning 1)
-      select count(*) as n from d`,
-  );
+export const sweepOldMail = deleteBy(
+  'mail_outbox',
+  (limit, before) => sql`select id from mail_outbox where status in ('sent', 'failed')
+    and created_at < ${ts(before)} order by created_at limit ${limit} for update skip locked`,
+);
 
-function counters(where: (before: Date) => SQL): SweepStatement {
+/** Rate-limit rows (primary key: key + window_start), by their row address while locked. */
+function counters(where: (before: Date) => SQL, order: SQL): SweepStatement {
   return (db, limit, before) =>
-    deleted(
+    counted(
       db,
-      sql`with doomed as (
-          select key, window_start from rate_limit_counters where ${where(before)}
-          limit ${limit} for update skip locked),
-        d as (delete from rate_limit_counters c using doomed
-          where c.key = doomed.key and c.window_start = doomed.window_start returning 1)
-        select count(*) as n from d`,
+      sql`with d as (delete from rate_limit_counters where ctid = any(array(
+          select ctid from rate_limit_counters where ${where(before)}
+          order by ${order} limit ${limit} for update skip locked))
+        returning 1)
+        select count(*) as deleted, count(*) as scanned from d`,
     );
 }
 
 /** Rate-limit windows that began before `before` (the back-off and known-network rows sit at the epoch). */
 export const sweepOldCounterWindows = counters(
   (before) => sql`window_start > timestamptz 'epoch' and window_start < ${ts(before)}`,
+  sql`window_start`,
 );
-/** Failed-sign-in back-off rows whose last failure is before `before`. */
+/** Failed-sign-in and MFA back-off rows (`backoff:…`) whose last failure is before `before`. */
 export const sweepOldBackoffs = counters(
-  (before) => sql`window_start = timestamptz 'epoch' and (key like 'known:%') = false
+  (before) => sql`window_start = timestamptz 'epoch' and split_part(key, ':', 1) = 'backoff'
     and last_hit_at < ${ts(before)}`,
+  sql`last_hit_at`,
 );
-/** Known-network rows (rate-limits.repo.ts) last stamped before `before`. */
+/** Known-network rows (`known:…`, rate-limits.repo.ts) last stamped before `before`. */
 export const sweepOldKnownNetworks = counters(
-  (before) => sql`window_start = timestamptz 'epoch' and (key like 'known:%') = true
+  (before) => sql`window_start = timestamptz 'epoch' and split_part(key, ':', 1) = 'known'
     and last_hit_at < ${ts(before)}`,
+  sql`last_hit_at`,
 );
 
 /** The tables each refresh writes: on PGlite (no autovacuum) the sweep vacuums them every time. */

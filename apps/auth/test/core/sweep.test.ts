@@ -103,7 +103,9 @@ describe('rotated refresh tokens', () => {
       chain.push(r.body.refresh_token as string);
     }
     await sweep();
-    expect(await tokens()).toBe(3); // a3, a4 (within retention) and a5
+    // a3 and a4 are within the retention, a5 is active; a2, kept by the first sweep as the parent
+    // of the active token then, had its clock restarted by it and goes one retention later.
+    expect(await tokens()).toBe(4);
     // Replaying a3, rotated a moment ago and two steps behind the active token: a reuse, so the
     // session (the family) ends.
     expect(await refresh(chain[3] as string)).toMatchObject({
@@ -254,7 +256,7 @@ describe('batches', () => {
   });
 
   it('follow the measured time of each batch on a big table, until everything due is gone', async () => {
-    const rows = 20_000;
+    const rows = 10_000;
     const action = `bulk_${randomUUID().slice(0, 8)}`;
     await db().execute(sql`insert into audit_log_entries (id, action, created_at, payload)
       select gen_random_uuid(), ${action}, now() - interval '100 days' - make_interval(secs => i), '{"provider":"email"}'::jsonb
@@ -277,10 +279,10 @@ describe('batches', () => {
     // sizing logic is what is asserted.
     for (let i = 1; i < batches.length; i++) {
       const b = batches[i - 1] as BatchRecord;
-      expect(batches[i]?.size).toBe(nextBatchSize(b.size, b.ms, b.deleted, policy));
+      expect(batches[i]?.size).toBe(nextBatchSize(b.size, b.ms, b.scanned, policy));
     }
     expect(batches.length).toBeGreaterThan(2);
-  });
+  }, 180_000);
 
   it('shrink to what fits in the target when each row is slow', async () => {
     // A statement costing 0.5 ms per row: 200 rows take 100 ms, the policy must come down to ~40.
@@ -293,7 +295,7 @@ describe('batches', () => {
         const n = Math.min(limit, left);
         left -= n;
         await sleep(n * 0.5);
-        return n;
+        return { deleted: n, scanned: n };
       },
     };
     const sizes: number[] = [];
@@ -348,7 +350,7 @@ describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', ()
       const email = uniqueEmail('sweep-v');
       await signUpConfirmed(t, email);
       const sessions: Array<{ token: string }> = [];
-      for (let i = 0; i < 30; i++) sessions.push({ token: (await signIn(email)).refresh_token });
+      for (let i = 0; i < 20; i++) sessions.push({ token: (await signIn(email)).refresh_token });
       await runSweep(t.server.deps.database, sweepTasks(t.config), new Date());
       const withVacuum = await refreshLoad(sessions, 12, 'pglite');
       const withoutVacuum = await refreshLoad(sessions, 12, 'none');
@@ -363,5 +365,5 @@ describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', ()
     } finally {
       t.config.sweep.revokedRefreshTokens = retention;
     }
-  });
+  }, 180_000);
 });

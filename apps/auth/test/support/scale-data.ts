@@ -11,8 +11,10 @@
 export type ScaleShape = {
   /** Sessions per user (each with its active refresh token). */
   sessionsPerUser: number;
-  /** Rotated refresh tokens per session, spread over the month (the first is the active one's parent). */
+  /** Rotated refresh tokens per session before the active one (the last is the active one's parent). */
   rotatedPerSession: number;
+  /** Days between two rotations of a session's chain (the last one is the session's last refresh). */
+  rotationDays: number;
   /** Audit rows per user, spread over `auditDays`. */
   auditPerUser: number;
   auditDays: number;
@@ -24,15 +26,17 @@ export type ScaleShape = {
 export const MONTH_OF_HISTORY: ScaleShape = {
   sessionsPerUser: 2,
   rotatedPerSession: 3,
+  rotationDays: 7,
   auditPerUser: 5,
   auditDays: 30,
   dueShare: 0.9,
 };
 
-/** The steady state under the default sweeps: little is due at any moment. */
+/** Short histories, little due: what the default sweeps leave. */
 export const STEADY_STATE: ScaleShape = {
   sessionsPerUser: 2,
   rotatedPerSession: 1,
+  rotationDays: 1,
   auditPerUser: 5,
   auditDays: 89,
   dueShare: 0.01,
@@ -88,18 +92,19 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
        case when j % 500 = 3 then ${id('f0000000', 'j')} end, r,
        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
        '203.0.' || (j % 250) || '.' || (j % 199), c, r
-     from ${sessions}, lateral (select ${ago(30, 'j')} as c) x, lateral (select c + (now() - c) * 0.9 as r) y`,
+     from ${sessions}, lateral (select ${ago(30, 'j')} as c) x, lateral (select c + (now() - c) * ((j * 31 % 101) / 100.0) as r) y`,
     // The chain: rotated tokens k = 0..rot-1 (oldest first), then the active one; each names its
     // parent's hash. A rotated token's updated_at/revoked_at is its child's created_at.
     `insert into refresh_tokens (id, token_hash, parent_hash, session_id, user_id, revoked, revoked_at, created_at, updated_at)
      select ${id('d0000000', `j * ${rot + 1} + k`)}, h, p, ${id('b0000000', 'j')}, ${id('a0000000', `j / ${spu}`)},
        k < ${rot}, case when k < ${rot} then t1 end, t0, coalesce(case when k < ${rot} then t1 end, t0)
      from ${sessions}, generate_series(0, ${rot}) as k,
+       lateral (select ${ago(30, 'j')} as c) x0, lateral (select c + (now() - c) * ((j * 31 % 101) / 100.0) as r) x1,
        lateral (select case when k = ${rot} then ${b64url("sha256(convert_to('scale-active-token-' || j, 'UTF8'))")}
            else left(md5(j || ':' || k) || md5(k || ':' || j), 43) end as h,
          case when k > 0 then left(md5(j || ':' || (k - 1)) || md5((k - 1) || ':' || j), 43) end as p,
-         now() - interval '30 days' * (${rot} + 1 - k)::float8 / ${rot + 1} as t0,
-         now() - interval '30 days' * (${rot} - k)::float8 / ${rot + 1} as t1) x`,
+         r - interval '${shape.rotationDays} days' * (${rot} - k) as t0,
+         r - interval '${shape.rotationDays} days' * (${rot} - k - 1) as t1) x`,
     `insert into one_time_tokens (id, user_id, token_type, token_hash, otp_hash, relates_to, expires_at, created_at)
      select ${id('e0000000', 'i')}, ${id('a0000000', 'i')}, case when i % 3 = 0 then 'recovery' else 'confirmation' end,
        md5('ott' || i) || md5(i || 'ott'), md5('otp' || i) || md5(i || 'otp'), 'user' || i || '@scale.test',
@@ -113,11 +118,22 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
      from ${users} where i % 20 = 2`,
     `insert into mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at)
      select ${id('f1000000', 'i')}, ${id('a0000000', 'i')}, 'phone app', 'totp', 'verified', md5('secret' || i), now(), now()
-     from ${users} where i % 50 = 3`,
+     from ${users} where i % 5 = 3`,
+    `insert into used_totp_codes (factor_id, time_step, created_at)
+     select ${id('f1000000', 'i')}, extract(epoch from now())::bigint / 30 - k, now()
+     from ${users}, generate_series(0, 2) as k where i % 5 = 3`,
+    `insert into passkeys (id, user_id, credential_id, public_key, sign_count, transports, friendly_name, created_at, updated_at)
+     select ${id('f3000000', 'i')}, ${id('a0000000', 'i')}, left(md5('cred' || i) || md5(i || 'cred'), 43),
+       repeat(md5('pk' || i), 3), 0, '["internal", "hybrid"]', 'iPhone', now(), now()
+     from ${users} where i % 25 = 5`,
+    `insert into passkey_challenges (id, user_id, challenge_type, challenge, expires_at, created_at)
+     select ${id('f4000000', 'i')}, ${id('a0000000', 'i')}, 'registration', left(md5('ch' || i) || md5(i || 'ch'), 43),
+       case when ${dueCase('i')} then ${ago(30, 'i')} - interval '2 days' else now() + interval '5 minutes' end, now()
+     from ${users} where i % 50 = 6`,
     `insert into mfa_challenges (id, factor_id, ip_address, expires_at, created_at)
      select ${id('f2000000', 'i')}, ${id('f1000000', 'i')}, '203.0.113.9',
        case when ${dueCase('i')} then ${ago(30, 'i')} - interval '2 days' else now() + interval '5 minutes' end, now()
-     from ${users} where i % 50 = 3`,
+     from ${users} where i % 5 = 3`,
     `insert into audit_log_entries (id, action, actor_id, ip_address, payload, created_at)
      select ${id('e2000000', `i * ${shape.auditPerUser} + k`)},
        (array['login', 'token_refreshed', 'token_refreshed', 'logout', 'user_recovery_requested'])[1 + k % 5],

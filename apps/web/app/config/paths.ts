@@ -30,21 +30,50 @@ export const paths = {
     path: '/auth/reset',
     getHref: (locale: Locale): string => `${localePrefix(locale)}/auth/reset`,
   },
+  /** The signed-in visitor's account page (email, password, two-step verification, devices, data). */
+  account: {
+    path: '/account',
+    getHref: (locale: Locale): string => `${localePrefix(locale)}/account`,
+  },
   notFound: {
     /** Where the prerendered 404 page is written before the post-build step copies it to 404.html. */
     path: '/404',
   },
 } as const;
 
-/** Every path the build prerenders (all locales): home, auth, its recovery pages and the 404 page. */
+/** Every path the build prerenders (all locales): home, auth, its recovery pages, the account page and the 404 page. */
 export const prerenderPaths: string[] = locales.flatMap((locale) => {
   const prefix = localePrefix(locale);
-  return [`${prefix}/`, `${prefix}/auth`, `${prefix}/auth/forgot`, `${prefix}/auth/reset`, `${prefix}/404`];
+  return [
+    `${prefix}/`,
+    `${prefix}/auth`,
+    `${prefix}/auth/forgot`,
+    `${prefix}/auth/reset`,
+    `${prefix}/account`,
+    `${prefix}/404`,
+  ];
 });
 
-/** Paths listed in sitemap.xml (the 404 page is not one of them). */
+/** Paths listed in sitemap.xml (the 404 page and the signed-in account page are not). */
 export const sitemapPaths: string[] = locales.flatMap((locale) => [
   paths.home.getHref(locale),
   paths.auth.getHref(locale),
   paths.forgotPassword.getHref(locale),
 ]);
+
+/**
+ * Where to go after signing in: the `next` query parameter when it is a path of this site (one
+ * leading slash, no scheme, no backslash, no control character), otherwise the home page. `//x`,
+ * `/\\x` and `https://x` would leave the site (an open redirect), so they are refused.
+ */
+export function safeNextPath(next: string | null | undefined, locale: Locale): string {
+  if (!next || next.length > 512) return paths.home.getHref(locale);
+  const control = [...next].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (!/^\/(?![/\\])/.test(next) || next.includes('\\') || control) return paths.home.getHref(locale);
+  return next;
+}
+
+/** The sign-in page, asked to come back to `next` (a path of this site) once signed in. */
+export function signInHrefFor(locale: Locale, next: string): string {
+  return `${paths.auth.getHref(locale)}?next=${encodeURIComponent(next)}`;
+}

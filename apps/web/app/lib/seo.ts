@@ -3,7 +3,7 @@ import { type Locale, localePrefix, locales, stripLocale } from '~/config/locale
 import { siteConfig } from '~/config/site.ts';
 import { getMessages } from '~/i18n/messages.ts';
 
-export type PageKey = 'home' | 'auth' | 'forgot' | 'reset' | 'notFound';
+export type PageKey = 'home' | 'auth' | 'forgot' | 'reset' | 'account' | 'notFound';
 
 const ogLocale: Record<Locale, string> = { en: 'en_US', ar: 'ar_SA' };
 
@@ -45,6 +45,8 @@ export function pageMeta(page: PageKey, locale: Locale, pathname: string): MetaD
     meta.push({ name: 'robots', content: 'noindex' });
     return meta;
   }
+  // A signed-in page: nothing on it is for a search engine.
+  if (page === 'account') meta.push({ name: 'robots', content: 'noindex' });
   meta.push({ property: 'og:url', content: url }, { tagName: 'link', rel: 'canonical', href: url });
   if (locales.length > 1) {
     for (const alternate of locales) {

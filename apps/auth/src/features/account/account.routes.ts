@@ -22,6 +22,14 @@ const exportSchema = z
     exported_at: z.string(),
     user: userSchema,
     sessions: z.array(sessionSchema.extend({ ip: z.string().nullable() })),
+    passkeys: z.array(
+      z.object({
+        id: z.string(),
+        friendly_name: z.string(),
+        created_at: z.string(),
+        last_used_at: z.string().nullable(),
+      }),
+    ),
     audit_events: z.array(
       z.object({
         id: z.string(),

@@ -9,6 +9,7 @@ import { userJson } from '../../core/user-json.ts';
 import { eraseAccount, listUserAuditEvents, listUserSessions } from '../../db/account.repo.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
+import { listPasskeys } from '../../db/passkeys.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
 import { loadUserRelations, lockUserById, type UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
@@ -53,6 +54,8 @@ export type AccountExport = {
   /** GoTrue's user object: profile, metadata, identities and factors (never a factor's secret). */
   user: User;
   sessions: (SessionJson & { ip: string | null })[];
+  /** Passkeys that sign in on their own (features/passkeys), without their public keys. */
+  passkeys: { id: string; friendly_name: string; created_at: string; last_used_at: string | null }[];
   audit_events: {
     id: string;
     action: string;
@@ -64,9 +67,10 @@ export type AccountExport = {
 
 /** GET /account/export: everything the service holds about the account, secrets excepted. */
 export async function exportAccount(deps: Deps, user: UserRow, current: SessionRow): Promise<AccountExport> {
-  const [rel, sessions, events] = await Promise.all([
+  const [rel, sessions, passkeys, events] = await Promise.all([
     loadUserRelations(deps.db, user.id),
     listUserSessions(deps.db, user.id),
+    listPasskeys(deps.db, user.id),
     listUserAuditEvents(deps.db, user.id, EXPORT_AUDIT_LIMIT),
   ]);
   return {
@@ -75,6 +79,12 @@ export async function exportAccount(deps: Deps, user: UserRow, current: SessionR
     exported_at: deps.clock().toISOString(),
     user: userJson(user, rel.identities, rel.factors),
     sessions: sessions.map((s) => ({ ...sessionJson(s, current.id), ip: s.ip })),
+    passkeys: passkeys.map((p) => ({
+      id: p.id,
+      friendly_name: p.friendlyName,
+      created_at: p.createdAt.toISOString(),
+      last_used_at: p.lastUsedAt ? p.lastUsedAt.toISOString() : null,
+    })),
     audit_events: events.map((e) => ({
       id: e.id,
       action: e.action,

@@ -58,7 +58,7 @@ const count = async (query: ReturnType<typeof sql>) =>
   );
 
 async function leftOf(id: string, email: string) {
-  const [users, identities, sessions, tokens, factors, otts, mail] = await Promise.all([
+  const [users, identities, sessions, tokens, factors, otts, mail, passkeys] = await Promise.all([
     count(sql`select count(*) as n from users where id = ${id} or email = ${email}`),
     count(sql`select count(*) as n from identities where user_id = ${id}`),
     count(sql`select count(*) as n from sessions where user_id = ${id}`),
@@ -66,10 +66,20 @@ async function leftOf(id: string, email: string) {
     count(sql`select count(*) as n from mfa_factors where user_id = ${id}`),
     count(sql`select count(*) as n from one_time_tokens where user_id = ${id}`),
     count(sql`select count(*) as n from mail_outbox where user_id = ${id}`),
+    count(sql`select count(*) as n from passkeys where user_id = ${id}`),
   ]);
-  return { users, identities, sessions, tokens, factors, otts, mail };
+  return { users, identities, sessions, tokens, factors, otts, mail, passkeys };
 }
-const nothing = { users: 0, identities: 0, sessions: 0, tokens: 0, factors: 0, otts: 0, mail: 0 };
+const nothing = {
+  users: 0,
+  identities: 0,
+  sessions: 0,
+  tokens: 0,
+  factors: 0,
+  otts: 0,
+  mail: 0,
+  passkeys: 0,
+};
 
 describe('GET /account/sessions', () => {
   it("lists the user's own sessions with user agent and last activity, marking the current one", async () => {
@@ -136,6 +146,7 @@ describe('GET /account/export', () => {
       expect.objectContaining({ id: enrolled.body.id, friendly_name: 'phone app', factor_type: 'totp' }),
     ]);
     expect(data.sessions).toHaveLength(1);
+    expect(data.passkeys).toEqual([]);
     expect(data.audit_events.map((e: { action: string }) => e.action)).toEqual(
       expect.arrayContaining(['user_signedup', 'factor_enrolled']),
     );

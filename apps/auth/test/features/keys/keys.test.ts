@@ -1,12 +1,19 @@
 // Signing-key rotation and local verification: JWKS cache headers, getClaims() before and after a
 // rotation, old tokens valid until retirement, and the keys:rotate command itself.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeProtectedHeader } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addSigningKey, retireSigningKeys } from '../../../src/db/signing-keys.repo.ts';
+import {
+  addSigningKey,
+  listSigningKeys,
+  promoteStandbyKey,
+  retireSigningKeys,
+  stageSigningKey,
+} from '../../../src/db/signing-keys.repo.ts';
+import { STANDBY_MIN_SECONDS } from '../../../src/features/keys/rotate-keys.cli.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
@@ -18,6 +25,29 @@ afterAll(async () => {
 });
 
 const PASSWORD = 'Namaa-keys-Pass-6670';
+
+/**
+ * Runs the keys:rotate command on its own PGlite directory. Asynchronously: a synchronous spawn
+ * would stall this process's event loop, and with it the in-process test server, for the whole run.
+ */
+function rotateCli(
+  dataDir: string,
+  ...args: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['src/features/keys/rotate-keys.cli.ts', ...args], {
+    cwd: join(import.meta.dirname, '../../..'),
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '1', NODE_ENV: 'test' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
 
 async function jwks() {
   const res = await t.api('/.well-known/jwks.json');
@@ -75,16 +105,11 @@ describe('signing keys', () => {
     expect((await fresh.auth.getUser()).error).toBeNull();
   });
 
-  it('the keys:rotate command adds a signing key and demotes the old one to verify-only', () => {
+  it('the keys:rotate command adds a signing key and demotes the old one to verify-only', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'namaa-keys-'));
     try {
-      const run = (...args: string[]) =>
-        spawnSync(process.execPath, ['src/features/keys/rotate-keys.cli.ts', ...args], {
-          cwd: join(import.meta.dirname, '../../..'),
-          env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '1', NODE_ENV: 'test' },
-          encoding: 'utf8',
-        });
-      const rotated = run();
+      const run = (...args: string[]) => rotateCli(dataDir, ...args);
+      const rotated = await run();
       expect(rotated.status, rotated.stderr).toBe(0);
       expect(rotated.stdout).toMatch(/New signing key [0-9a-f-]{36} is active/);
       expect(rotated.stdout.match(/verify_only/g)).toHaveLength(1);
@@ -92,5 +117,93 @@ describe('signing keys', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  it('with a standby step, a verifier holding a cached key set never meets an unknown kid', async () => {
+    const db = t.server.deps.db;
+    const email = uniqueEmail('standby');
+    const client = t.client();
+    const signedUp = await client.auth.signUp({ email, password: PASSWORD });
+    expect(signedUp.error).toBeNull();
+    const token0 = signedUp.data.session?.access_token as string;
+    const signer0 = decodeProtectedHeader(token0).kid as string;
+    const signIn = async () => {
+      const { data } = await t.client().auth.signInWithPassword({ email, password: PASSWORD });
+      return data.session?.access_token as string;
+    };
+    // What a verifier (an API server, PostgREST, getClaims) fetched and keeps for up to 10 minutes.
+    const fetchKeySet = async () => (await (await t.api('/.well-known/jwks.json')).json()) as JSONWebKeySet;
+    const verifies = async (token: string, set: JSONWebKeySet) =>
+      jwtVerify(token, createLocalJWKSet(set), { algorithms: ['ES256'] }).then(
+        () => true,
+        () => false,
+      );
+    const cachedBefore = await fetchKeySet();
+
+    // Step 1, --standby: published by every instance once reloaded, but signing nothing yet.
+    const staged = new Date();
+    const { key: standby, created } = await stageSigningKey(db, staged);
+    expect(created).toBe(true);
+    expect((await stageSigningKey(db, staged)).created).toBe(false); // one standby at a time
+    await t.server.deps.keys.reload();
+    const cachedAfterStandby = await fetchKeySet();
+    expect(cachedAfterStandby.keys.map((k) => k.kid)).toEqual([signer0, standby.kid]); // the signer first
+    const tokenDuring = await signIn();
+    expect(decodeProtectedHeader(tokenDuring).kid).toBe(signer0);
+
+    // Step 2, --promote: refused while a cached key set may still lack the standby key.
+    const early = await promoteStandbyKey(db, new Date(staged.getTime() + 60_000), STANDBY_MIN_SECONDS);
+    expect(early).toMatchObject({ outcome: 'too_early', kid: standby.kid });
+    const promotedAt = new Date(staged.getTime() + (STANDBY_MIN_SECONDS + 1) * 1000);
+    const promoted = await promoteStandbyKey(db, promotedAt, STANDBY_MIN_SECONDS);
+    expect(promoted).toMatchObject({ outcome: 'promoted', demoted: [signer0] });
+    await t.server.deps.keys.reload();
+    const token1 = await signIn();
+    expect(decodeProtectedHeader(token1).kid).toBe(standby.kid);
+    // The key set cached after the standby step verifies the new tokens without a refetch; the one
+    // cached before it would not have (what a one-step rotation does to such a verifier).
+    expect(await verifies(token1, cachedAfterStandby)).toBe(true);
+    expect(await verifies(token1, cachedBefore)).toBe(false);
+    // Tokens of the previous key stay valid, locally and at the service.
+    expect(await verifies(tokenDuring, cachedAfterStandby)).toBe(true);
+    expect((await client.auth.getUser(token0)).error).toBeNull();
+    expect((await client.auth.getClaims(token1)).error).toBeNull();
+
+    // Step 3, --retire: the previous key signed until the promotion (not until the standby step), so
+    // it stays JWT_EXPIRY + 120 s after the promotion.
+    const expiry = t.config.JWT_EXPIRY;
+    const tooSoon = await retireSigningKeys(
+      db,
+      new Date(promotedAt.getTime() + (expiry + 119) * 1000),
+      expiry,
+    );
+    expect(tooSoon.kept.map((k) => k.kid)).toContain(signer0);
+    const due = await retireSigningKeys(db, new Date(promotedAt.getTime() + (expiry + 121) * 1000), expiry);
+    expect(due.retired).toContain(signer0);
+    const states = new Map((await listSigningKeys(db)).map((k) => [k.kid, k.status]));
+    expect(states.get(standby.kid)).toBe('active');
+    expect(states.get(signer0)).toBe('retired');
   });
+
+  it('keys:rotate --standby, then --promote (refused too early, then forced)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'namaa-keys-'));
+    try {
+      const run = (...args: string[]) => rotateCli(dataDir, ...args);
+      const staged = await run('--standby');
+      expect(staged.status, staged.stderr).toBe(0);
+      expect(staged.stdout).toMatch(
+        /Standby key [0-9a-f-]{36} is published in the JWKS; it signs nothing yet/,
+      );
+      expect(staged.stdout).toMatch(/\bstandby\b/);
+      const early = await run('--promote');
+      expect(early.status).toBe(2);
+      expect(early.stderr).toMatch(/published less than 660 s ago/);
+      const forced = await run('--promote', '--force');
+      expect(forced.status, forced.stderr).toBe(0);
+      expect(forced.stdout).toMatch(/now signs; [0-9a-f-]{36} became verify-only/);
+      expect(forced.stdout).not.toMatch(/\bstandby\b/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

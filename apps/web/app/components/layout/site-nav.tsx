@@ -7,7 +7,7 @@ import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { cn } from '~/lib/utils.ts';
 import { BrandMark } from './brand-mark.tsx';
-import { LanguageSwitcher } from './language-switcher.tsx';
+import { LanguageSwitcher, type SwitcherPage } from './language-switcher.tsx';
 
 /** One navigation per page, so a fixed id (the inline script and the toggle refer to it). */
 export const menuId = 'site-menu';
@@ -38,9 +38,12 @@ export const navSections = [
  */
 export function SiteNav({
   pageScript,
+  page = 'home',
   signedInExtra,
 }: {
   pageScript?: string;
+  /** The page the language link points to in the other edition. */
+  page?: SwitcherPage;
   /** More controls for a signed-in visitor, before Sign Out (the home page: Add a passkey). */
   signedInExtra?: ReactNode;
 } = {}) {
@@ -119,10 +122,16 @@ export function SiteNav({
         className={cn('flex items-center gap-3', variant === 'menu' && 'flex-col items-stretch')}
         data-testid={`nav-session-${variant}`}
       >
-        <span className="max-w-56 truncate text-sm text-oasis-100" title={signedIn.email}>
+        {/* The email is the way to the account page (issue #14). */}
+        <a
+          href={paths.account.getHref(locale)}
+          className="max-w-56 truncate rounded-sm text-sm text-oasis-100 underline-offset-4 hover:underline"
+          title={`${m.nav.accountLink}: ${signedIn.email}`}
+          data-testid={`nav-account-${variant}`}
+        >
           <span className="sr-only">{m.nav.signedInAs} </span>
           <bdi data-testid="nav-email">{signedIn.email}</bdi>
-        </span>
+        </a>
         {signedInExtra}
         <Button variant="outline" size="sm" className="text-white" onClick={signOut} disabled={signingOut}>
           <LogOut aria-hidden="true" className="rtl:-scale-x-100" />
@@ -164,7 +173,7 @@ export function SiteNav({
         <ul className="ms-6 hidden items-center gap-1 lg:flex">{sectionLinks('bar')}</ul>
         {/* One switcher for every width: it stays in the bar, so no menu has to be opened to find it. */}
         <LanguageSwitcher
-          page="home"
+          page={page}
           className="ms-auto min-h-10 px-3 text-sm text-oasis-50 hover:bg-white/10 hover:text-white"
         />
         <div className="hidden lg:block">{authControls('bar')}</div>

@@ -23,6 +23,8 @@ export function Toaster() {
           description: 'text-sm!',
           error: 'border-danger! bg-danger! text-white! [&_[data-description]]:text-white!',
           success: 'border-oasis-700! bg-white! text-ink!',
+          // WCAG 2.2 target size: sonner's close button is 20 px, 24 px is the minimum.
+          closeButton: 'size-6!',
         },
       }}
     />

@@ -3,7 +3,7 @@ import { useLocation, useNavigate } from 'react-router';
 import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
-import { type AuthMode, paths } from '~/config/paths.ts';
+import { type AuthMode, paths, safeNextPath } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
 import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
 import { PasskeySignIn } from '~/features/auth/components/passkey-sign-in.tsx';
@@ -69,9 +69,13 @@ export function AuthForm({ initialMode }: AuthFormProps) {
   }, [location.state]);
 
   // Spec §4: a session on load, or one that appears later (sign-in, confirmation link in another
-  // tab), sends the visitor home. A session still owing its second factor is not one yet.
+  // tab), sends the visitor home, or back to the page of the site that sent them here to sign in
+  // (`?next=/account`; any other value goes home: no redirect off the site). A session still owing
+  // its second factor is not one yet.
   useEffect(() => {
-    if (session.status === 'signed-in') navigate(paths.home.getHref(locale), { replace: true });
+    if (session.status !== 'signed-in') return;
+    const next = new URLSearchParams(window.location.search).get('next');
+    navigate(safeNextPath(next, locale), { replace: true });
   }, [session.status, navigate, locale]);
 
   const fieldOf = (field: CredentialField) =>

@@ -1,0 +1,257 @@
+import type { Factor, User } from '@supabase/auth-js';
+import { type FormEvent, useId, useState } from 'react';
+import { Button } from '~/components/ui/button.tsx';
+import { Input } from '~/components/ui/input.tsx';
+import { Label } from '~/components/ui/label.tsx';
+import { useAction } from '~/features/account/lib/use-action.ts';
+import { isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
+import { useMessages } from '~/i18n/locale-context.tsx';
+import type { AuthClient } from '~/lib/auth-client.ts';
+import { RecoveryCodesSection } from './recovery-codes-section.tsx';
+import { CodeField, Section, sixDigits } from './section.tsx';
+
+/** A TOTP enrolment waiting for its first code: what the QR code and the setup key show. */
+type Enrolment = { id: string; qr: string; secret: string };
+
+/**
+ * auth-js hands the QR code as `data:image/svg+xml;utf-8,<svg …>`, unencoded: a `#` in the SVG
+ * would end the URL there. The image gets the SVG percent-encoded.
+ */
+function qrImageSource(qr: string): string {
+  const svg = qr.startsWith('data:') ? qr.slice(qr.indexOf(',') + 1) : qr;
+  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+}
+
+/**
+ * Two-step verification: the current assurance level, the factors (authenticator apps, security
+ * keys and passkeys) with their names and state, enrolment of either kind (named at enrolment) and
+ * removal. The page is only shown at aal2 when a verified factor exists (a session owing its second
+ * factor is sent through the sign-in's second step first), so removing one always has the step-up.
+ * The TOTP secret lives in this component's state during the enrolment only: confirmed or cancelled,
+ * it leaves the DOM.
+ */
+export function MfaSection({
+  auth,
+  user,
+  aal,
+  reload,
+}: {
+  auth: AuthClient;
+  user: User;
+  aal: string;
+  reload: () => Promise<void>;
+}) {
+  const m = useMessages();
+  const copy = m.accountPage.mfa;
+  const action = useAction();
+  const ids = { totpName: useId(), keyName: useId(), code: useId() };
+  const [enrolment, setEnrolment] = useState<Enrolment | undefined>();
+  const [codeInvalid, setCodeInvalid] = useState(false);
+  const busy = action.pending !== undefined;
+  const factors: Factor[] = user.factors ?? [];
+  const verified = factors.filter((f) => f.status === 'verified');
+
+  /** Reads the account again, and the session too: its assurance level may have changed. */
+  const refresh = async () => {
+    await auth.refreshSession();
+    await reload();
+  };
+
+  const onEnrolTotp = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const friendlyName = String(new FormData(form).get('name') ?? '').trim() || copy.totpName;
+    void action.run('totp', async () => {
+      const { data, error } = await auth.mfa.enroll({ factorType: 'totp', friendlyName });
+      if (error) return action.fail(action.errorText(error));
+      form.reset();
+      setCodeInvalid(false);
+      setEnrolment({ id: data.id, qr: qrImageSource(data.totp.qr_code), secret: data.totp.secret });
+    });
+  };
+
+  const onConfirmTotp = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!enrolment) return;
+    const code = sixDigits(event.currentTarget);
+    if (!code) {
+      setCodeInvalid(true);
+      return action.fail(copy.codeFormat);
+    }
+    const form = event.currentTarget;
+    void action.run('confirm', async () => {
+      const { error } = await auth.mfa.challengeAndVerify({ factorId: enrolment.id, code });
+      form.reset();
+      if (error) {
+        setCodeInvalid(true);
+        return action.fail(isWrongSecondFactor(error) ? copy.codeInvalid : action.errorText(error));
+      }
+      setEnrolment(undefined);
+      setCodeInvalid(false);
+      action.succeed(copy.totpAddedTitle, copy.totpAdded);
+      await reload();
+    });
+  };
+
+  const cancelEnrolment = () =>
+    void action.run('cancel', async () => {
+      const pending = enrolment;
+      setEnrolment(undefined);
+      // The unconfirmed factor would otherwise wait on the account until the service sweeps it.
+      if (pending) await auth.mfa.unenroll({ factorId: pending.id });
+      await reload();
+    });
+
+  const copySecret = () =>
+    void action.run('copy', async () => {
+      if (!enrolment) return;
+      await navigator.clipboard.writeText(enrolment.secret);
+      action.succeed(m.accountPage.doneTitle, copy.copied);
+    });
+
+  const onAddKey = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const friendlyName = String(new FormData(form).get('name') ?? '').trim() || copy.keyName;
+    void action.run('key', async () => {
+      // The ceremony step by step (enrol, challenge, the browser's create(), verify), as the
+      // service's WebAuthn suite drives it; verifying raises this session to aal2.
+      const rp = { rpId: window.location.hostname, rpOrigins: [window.location.origin] };
+      const enrolled = await auth.mfa.enroll({ factorType: 'webauthn', friendlyName });
+      if (enrolled.error) return action.fail(action.errorText(enrolled.error));
+      const factorId = enrolled.data.id;
+      const keyFailed = async (reason: unknown) => {
+        console.error('Security key registration failed', reason);
+        // The unconfirmed factor would otherwise wait on the account until the service sweeps it.
+        await auth.mfa.unenroll({ factorId });
+        action.fail(copy.keyFailed);
+      };
+      const challenge = await auth.mfa.challenge({ factorId, webauthn: rp });
+      if (challenge.error || challenge.data.type !== 'webauthn') return keyFailed(challenge.error);
+      const options = challenge.data.webauthn;
+      if (options.type !== 'create') return keyFailed('not a create challenge');
+      let credential: Credential | null;
+      try {
+        credential = await navigator.credentials.create({
+          // auth-js has already decoded the options (buffers); its type is a superset of the DOM's.
+          publicKey: options.credential_options.publicKey as PublicKeyCredentialCreationOptions,
+        });
+      } catch (error) {
+        return keyFailed(error);
+      }
+      if (!credential) return keyFailed('no credential');
+      const verified = await auth.mfa.verify({
+        factorId,
+        challengeId: challenge.data.id,
+        webauthn: {
+          type: 'create',
+          ...rp,
+          // biome-ignore lint/suspicious/noExplicitAny: auth-js types the response with its own DOM-like types
+          credential_response: credential as any,
+        },
+      });
+      if (verified.error) return keyFailed(verified.error);
+      form.reset();
+      action.succeed(copy.keyAddedTitle, copy.keyAdded);
+      await refresh();
+    });
+  };
+
+  const remove = (factor: Factor) =>
+    void action.run(`remove-${factor.id}`, async () => {
+      const { error } = await auth.mfa.unenroll({ factorId: factor.id });
+      if (error) return action.fail(action.errorText(error));
+      action.succeed(copy.removedTitle, factor.friendly_name || copy.types[factor.factor_type as 'totp']);
+      await refresh();
+    });
+
+  return (
+    <Section name="mfa" heading={copy.heading} outcome={action.outcome}>
+      <p className="text-sm font-medium" data-testid="account-aal" data-aal={aal}>
+        {aal === 'aal2' ? copy.levelAal2 : copy.levelAal1}
+      </p>
+      {verified.length === 0 ? <p className="text-muted">{copy.none}</p> : null}
+      {factors.length > 0 ? (
+        <ul className="space-y-3" data-testid="account-factors">
+          {factors.map((factor) => (
+            <li
+              key={factor.id}
+              className="flex items-center justify-between gap-4 rounded-xl border border-sand-200 px-4 py-3"
+              data-testid="account-factor"
+              data-type={factor.factor_type}
+              data-status={factor.status}
+            >
+              <div>
+                <p className="font-semibold">
+                  <bdi>{factor.friendly_name || copy.unnamed}</bdi>
+                </p>
+                <p className="text-sm text-muted">
+                  {copy.types[factor.factor_type as keyof typeof copy.types] ?? factor.factor_type}
+                  {' · '}
+                  {factor.status === 'verified' ? copy.verified : copy.unverified}
+                </p>
+              </div>
+              {factor.id !== enrolment?.id ? (
+                <Button variant="outline" size="sm" onClick={() => remove(factor)} disabled={busy}>
+                  {action.pending === `remove-${factor.id}` ? m.accountPage.pending : copy.remove}
+                </Button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <RecoveryCodesSection auth={auth} user={user} reload={reload} />
+      {enrolment ? (
+        <div className="space-y-5" data-testid="totp-enrolment">
+          <p className="text-muted">{copy.scan}</p>
+          <img src={enrolment.qr} alt={copy.qrAlt} width={200} height={200} data-testid="totp-qr" />
+          <div className="space-y-2">
+            <p className="text-sm font-semibold">{copy.secretLabel}</p>
+            <p className="flex items-center gap-3">
+              <code dir="ltr" data-testid="totp-secret" className="font-semibold">
+                {enrolment.secret}
+              </code>
+              <Button variant="link" size="sm" onClick={copySecret} disabled={busy}>
+                {copy.copy}
+              </Button>
+            </p>
+          </div>
+          <form method="post" noValidate onSubmit={onConfirmTotp} className="space-y-5">
+            <CodeField id={ids.code} label={copy.codeLabel} disabled={busy} invalid={codeInvalid} />
+            <div className="flex items-center gap-3">
+              <Button type="submit" variant="solid" disabled={busy}>
+                {action.pending === 'confirm' ? m.accountPage.pending : copy.confirm}
+              </Button>
+              <Button variant="link" size="sm" onClick={cancelEnrolment} disabled={busy}>
+                {m.accountPage.cancel}
+              </Button>
+            </div>
+          </form>
+        </div>
+      ) : (
+        <>
+          <form method="post" noValidate onSubmit={onEnrolTotp} className="space-y-3" data-testid="totp-add">
+            <Label htmlFor={ids.totpName}>{copy.nameLabel}</Label>
+            <Input
+              id={ids.totpName}
+              name="name"
+              defaultValue={copy.totpName}
+              maxLength={100}
+              disabled={busy}
+            />
+            <Button type="submit" variant="outline" disabled={busy}>
+              {action.pending === 'totp' ? m.accountPage.pending : copy.addTotp}
+            </Button>
+          </form>
+          <form method="post" noValidate onSubmit={onAddKey} className="space-y-3" data-testid="key-add">
+            <Label htmlFor={ids.keyName}>{copy.nameLabel}</Label>
+            <Input id={ids.keyName} name="name" defaultValue={copy.keyName} maxLength={100} disabled={busy} />
+            <Button type="submit" variant="outline" disabled={busy}>
+              {action.pending === 'key' ? m.accountPage.pending : copy.addKey}
+            </Button>
+          </form>
+        </>
+      )}
+    </Section>
+  );
+}

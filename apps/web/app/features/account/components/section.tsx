@@ -1,0 +1,87 @@
+import { type ReactNode, useId } from 'react';
+import { Input } from '~/components/ui/input.tsx';
+import { Label } from '~/components/ui/label.tsx';
+import type { Outcome } from '~/features/account/lib/use-action.ts';
+import { FormMessage } from '~/features/auth/components/auth-card.tsx';
+
+/**
+ * One part of the account page: a card with its heading, and its live region, where the outcome of
+ * the section's last action is said (the toast says it too, but disappears).
+ */
+export function Section({
+  name,
+  heading,
+  text,
+  outcome,
+  children,
+}: {
+  name: string;
+  heading: string;
+  text?: string;
+  outcome?: Outcome | undefined;
+  children: ReactNode;
+}) {
+  const headingId = useId();
+  return (
+    <section
+      aria-labelledby={headingId}
+      className="rounded-3xl bg-white p-7 shadow-2xl shadow-black/30 sm:p-9"
+      data-testid={`account-${name}`}
+    >
+      <h2 id={headingId} className="text-xl font-bold">
+        {heading}
+      </h2>
+      {text ? <p className="mt-2 text-muted">{text}</p> : null}
+      <div className="mt-6 space-y-5">
+        {children}
+        {/* Both regions always present (empty when quiet), so a screen reader hears what is put in. */}
+        <FormMessage tone="notice" testId={`account-${name}-notice`}>
+          {outcome?.tone === 'notice' ? outcome.text : ''}
+        </FormMessage>
+        <FormMessage tone="error" testId={`account-${name}-error`}>
+          {outcome?.tone === 'error' ? outcome.text : ''}
+        </FormMessage>
+      </div>
+    </section>
+  );
+}
+
+/** A six-digit code field (authenticator app or emailed code). */
+export function CodeField({
+  id,
+  label,
+  disabled,
+  invalid,
+  describedBy,
+}: {
+  id: string;
+  label: string;
+  disabled: boolean;
+  invalid?: boolean;
+  describedBy?: string;
+}) {
+  return (
+    <div className="space-y-2">
+      <Label htmlFor={id}>{label}</Label>
+      <Input
+        id={id}
+        name="code"
+        dir="ltr"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        pattern="[0-9]*"
+        maxLength={6}
+        required
+        disabled={disabled}
+        aria-invalid={invalid || undefined}
+        aria-describedby={describedBy}
+      />
+    </div>
+  );
+}
+
+/** The six digits typed into a code form (spaces dropped), or undefined when it is not six digits. */
+export function sixDigits(form: HTMLFormElement): string | undefined {
+  const code = String(new FormData(form).get('code') ?? '').replace(/\s/g, '');
+  return /^\d{6}$/.test(code) ? code : undefined;
+}

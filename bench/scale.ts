@@ -1,0 +1,396 @@
+/**
+ * The scale benchmark (not a test): `npm run bench:scale -- --users 100000 [options]`
+ *
+ * 1. Bulk-loads a database with `--users` accounts and a month of their traffic through set-based
+ *    SQL shaped like the service's own writes (apps/auth/test/support/scale-data.ts: users and
+ *    identities, two sessions each with a chain of rotated refresh tokens, links, PKCE flow states,
+ *    MFA factors and challenges, audit rows, rate-limit counters, delivered mail), every account
+ *    sharing ONE real argon2id hash (so a sign-in costs what a real one does). Progress on stderr.
+ * 2. Sizes (per table and per row), then the service's own sweep with the default settings
+ *    (core/sweep.ts: batch count, longest batch), then the sizes again, after VACUUM FULL (what the
+ *    steady state holds; a plain VACUUM keeps the file and reuses the space).
+ * 3. Starts the service (child process) on that database and measures, with autocannon at
+ *    `--connections`: password sign-in of random accounts, GET /user with the access tokens of
+ *    random sessions, and refresh of random sessions' tokens (each response's token replaces the
+ *    session's for its next turn). On PostgreSQL also the WAL bytes per request.
+ * 4. The same three against a small database (`--small`, default 2,000 accounts) for comparison.
+ *
+ * Databases: PostgreSQL by URL (`--pg <url>`, default postgres://root@127.0.0.1:5432/scale; the small
+ * one is `<name>_small` on the same server, both created when missing; a database that already
+ * holds the requested users is reused unless `--reload`), or PGlite by directory (`--pglite <dir>`;
+ * the small one in `<dir>-small`). Results: bench/results/scale-<kind>-<users>.json.
+ * Options: --duration s (10), --connections n (32), --small n (2000), --reload, --no-small.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { loadConfig } from '../apps/auth/src/config.ts';
+import { runSweep, sweepTasks } from '../apps/auth/src/core/sweep.ts';
+import { hashPassword } from '../apps/auth/src/crypto/passwords.ts';
+import { type Database, openDatabase, queryRows } from '../apps/auth/src/db/client.ts';
+import { migrate } from '../apps/auth/src/db/migrate.ts';
+import { activeTokenOf, MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    users: { type: 'string', default: '100000' },
+    pg: { type: 'string' },
+    pglite: { type: 'string' },
+    small: { type: 'string', default: '2000' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    reload: { type: 'boolean', default: false },
+    'no-small': { type: 'boolean', default: false },
+  },
+});
+const root = new URL('..', import.meta.url).pathname;
+const ANON = 'sb_publishable_namaa_development_key';
+const PASSWORD = 'scale-bench-password';
+const USERS = Number(args.users);
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const CHUNK = 10_000;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+type Target = { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string };
+
+function targets(): { big: Target; small: Target } {
+  if (args.pglite)
+    return {
+      big: { kind: 'pglite', dir: args.pglite },
+      small: { kind: 'pglite', dir: `${args.pglite}-small` },
+    };
+  const url = new URL(args.pg ?? 'postgres://root@127.0.0.1:5432/scale');
+  const small = new URL(url);
+  small.pathname = `${url.pathname}_small`;
+  return { big: { kind: 'postgres', url: url.href }, small: { kind: 'postgres', url: small.href } };
+}
+
+async function ensurePgDatabase(url: string): Promise<void> {
+  const u = new URL(url);
+  const name = u.pathname.slice(1);
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`database name ${name}: letters, digits and _ only`);
+  u.pathname = '/postgres';
+  const c = new pg.Client({ connectionString: u.href });
+  await c.connect();
+  try {
+    const { rows } = await c.query('select 1 from pg_database where datname = $1', [name]);
+    if (rows.length === 0) await c.query(`create database ${name}`);
+  } finally {
+    await c.end();
+  }
+}
+
+type Raw = { query(t: string): Promise<unknown> };
+/** Bulk statements and VACUUM FULL run without the service pool's 10 s statement timeout. */
+const raws = new WeakMap<Database, Raw & { end?(): Promise<void> }>();
+
+async function open(t: Target): Promise<Database> {
+  if (t.kind === 'postgres') await ensurePgDatabase(t.url);
+  const database = await openDatabase(
+    t.kind === 'postgres' ? { databaseUrl: t.url, dataDir: '' } : { dataDir: t.dir, fsync: false },
+  );
+  await migrate(database);
+  if (t.kind === 'postgres') {
+    const c = new pg.Client({ connectionString: t.url });
+    await c.connect();
+    await c.query('set statement_timeout = 0');
+    raws.set(database, c);
+  } else raws.set(database, (database.db as unknown as { $client: Raw }).$client);
+  return database;
+}
+
+const exec = (database: Database, text: string) => (raws.get(database) as Raw).query(text);
+
+async function count(database: Database, query: ReturnType<typeof sql>): Promise<number> {
+  return Number((await queryRows<{ n: string | number }>(database.db, query))[0]?.n ?? 0);
+}
+
+const TABLES = [
+  'users',
+  'identities',
+  'sessions',
+  'refresh_tokens',
+  'one_time_tokens',
+  'flow_state',
+  'mfa_factors',
+  'mfa_challenges',
+  'used_totp_codes',
+  'audit_log_entries',
+  'rate_limit_counters',
+  'mail_outbox',
+];
+
+async function sizes(database: Database): Promise<Record<string, { rows: number; bytes: number }>> {
+  const out: Record<string, { rows: number; bytes: number }> = {};
+  for (const table of TABLES) {
+    const t = sql.raw(table);
+    out[table] = {
+      rows: await count(database, sql`select count(*) as n from ${t}`),
+      bytes: await count(database, sql`select pg_total_relation_size(${table}::regclass) as n`),
+    };
+  }
+  return out;
+}
+const total = (s: Record<string, { bytes: number }>) => Object.values(s).reduce((a, b) => a + b.bytes, 0);
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+/** Loads `users` accounts (if the database does not hold them already); returns the load time, s. */
+async function load(database: Database, users: number, hash: string): Promise<number | undefined> {
+  const have = await count(database, sql`select count(*) as n from users where email like '%@scale.test'`);
+  if (have === users && !args.reload) {
+    log(`  ${users.toLocaleString('en')} accounts already loaded: reusing them`);
+    return undefined;
+  }
+  if (have > 0) {
+    log('  emptying the tables (--reload, or a different size)');
+    await exec(database, `truncate ${TABLES.join(', ')} cascade`);
+  }
+  const started = Date.now();
+  for (let from = 0; from < users; from += CHUNK) {
+    const to = Math.min(users, from + CHUNK);
+    for (const statement of scaleChunkSql(from, to, hash, MONTH_OF_HISTORY)) await exec(database, statement);
+    const s = (Date.now() - started) / 1000;
+    const rate = to / s;
+    log(
+      `  loaded ${to.toLocaleString('en')} / ${users.toLocaleString('en')} accounts (${Math.round(rate)}/s, ${Math.round((users - to) / rate)} s left)`,
+    );
+  }
+  await exec(database, 'analyze');
+  return (Date.now() - started) / 1000;
+}
+
+function startService(t: Target): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(root, 'apps/auth/src/main.ts')], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SITE_DIR: '/nonexistent',
+      // Counted, never tripped: the load comes from one address.
+      RATE_LIMIT_SIGNIN_PER_IP: '1000000',
+      RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000000',
+      ...(t.kind === 'postgres' ? { DATABASE_URL: t.url } : { DATA_DIR: t.dir, PGLITE_FSYNC: 'false' }),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/running at (http:\/\/[^\s]+)/);
+      if (m) resolve({ url: (m[1] as string).replace('localhost', '127.0.0.1'), child });
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+}
+
+type Run = { rps: number; p50: number; p99: number; non2xx: number; walBytesPerRequest?: number };
+
+async function walLsn(t: Target): Promise<bigint | undefined> {
+  if (t.kind !== 'postgres') return undefined;
+  const c = new pg.Client({ connectionString: t.url });
+  await c.connect();
+  try {
+    const { rows } = await c.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b");
+    return BigInt(rows[0].b.split('.')[0]);
+  } finally {
+    await c.end();
+  }
+}
+
+async function cannon(t: Target, opts: autocannon.Options): Promise<Run> {
+  const wal0 = await walLsn(t);
+  const r = await new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result))),
+  );
+  const wal1 = await walLsn(t);
+  const run: Run = {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+  };
+  if (wal0 !== undefined && wal1 !== undefined)
+    run.walBytesPerRequest = Math.round(Number(wal1 - wal0) / Math.max(1, r.requests.total));
+  return run;
+}
+
+const pick = (n: number) => Math.floor(Math.random() * n);
+
+async function measure(t: Target, users: number) {
+  const { url, child } = await startService(t);
+  const headers = { apikey: ANON, 'content-type': 'application/json' };
+  const api = `${url}/auth/v1`;
+  const sessionsTotal = users * MONTH_OF_HISTORY.sessionsPerUser;
+  try {
+    const signinOpts = (duration: number): autocannon.Options => ({
+      url: `${api}/token?grant_type=password`,
+      connections: CONNECTIONS,
+      duration,
+      method: 'POST',
+      headers,
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ email: `user${pick(users)}@scale.test`, password: PASSWORD }),
+          }),
+        },
+      ],
+    });
+    await cannon(t, signinOpts(2));
+    const signin = await cannon(t, signinOpts(DURATION));
+
+    // Random sessions: their current refresh token (the loaded active one until rotated here).
+    const tokens = new Map<number, string>();
+    const tokenOf = (j: number) => tokens.get(j) ?? activeTokenOf(j);
+    // Access tokens of 2,000 random sessions for GET /user (one refresh each gives one).
+    const access: string[] = [];
+    for (let k = 0; k < 2000; k++) {
+      const j = pick(sessionsTotal);
+      const res = await fetch(`${api}/token?grant_type=refresh_token`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ refresh_token: tokenOf(j) }),
+      });
+      const body = (await res.json()) as { access_token?: string; refresh_token?: string };
+      if (body.access_token && body.refresh_token) {
+        access.push(body.access_token);
+        tokens.set(j, body.refresh_token);
+      }
+    }
+    if (access.length < 1900) throw new Error(`only ${access.length} of 2000 random sessions refreshed`);
+    const userOpts = (duration: number): autocannon.Options => ({
+      url: `${api}/user`,
+      connections: CONNECTIONS,
+      duration,
+      headers: { apikey: ANON },
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            headers: { ...req.headers, authorization: `Bearer ${access[pick(access.length)]}` },
+          }),
+        },
+      ],
+    });
+    await cannon(t, userOpts(2));
+    const getUser = await cannon(t, userOpts(DURATION));
+
+    const busy = new Set<number>();
+    const refreshOpts = (duration: number): autocannon.Options => ({
+      url: `${api}/token?grant_type=refresh_token`,
+      connections: CONNECTIONS,
+      duration,
+      method: 'POST',
+      headers,
+      requests: [
+        {
+          setupRequest: (req, context: Record<string, unknown>) => {
+            let j = pick(sessionsTotal);
+            while (busy.has(j)) j = pick(sessionsTotal);
+            busy.add(j);
+            context.j = j;
+            return { ...req, body: JSON.stringify({ refresh_token: tokenOf(j) }) };
+          },
+          onResponse: (status, body, context: Record<string, unknown>) => {
+            const j = context.j as number;
+            busy.delete(j);
+            if (status === 200) tokens.set(j, JSON.parse(body).refresh_token);
+          },
+        },
+      ],
+    });
+    await cannon(t, refreshOpts(2));
+    const refresh = await cannon(t, refreshOpts(DURATION));
+    return { signin, getUser, refresh };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+async function prepare(t: Target, users: number, hash: string) {
+  log(`${t.kind} ${users.toLocaleString('en')} accounts: ${t.kind === 'postgres' ? t.url : t.dir}`);
+  const database = await open(t);
+  try {
+    const loadSeconds = await load(database, users, hash);
+    const before = await sizes(database);
+    log(`  size before the sweep: ${mb(total(before))}`);
+    let batches = 0;
+    const config = loadConfig({});
+    // A month of history swept at once is a backlog the periodic sweep never meets (it sees ten
+    // minutes' worth): sweep it in larger batches, with the same statements. On a busy disk a
+    // commit's WAL flush alone exceeds the service's 20 ms target, and smaller batches would not
+    // make it shorter.
+    const report = await runSweep(database, sweepTasks(config), new Date(), {
+      policy: { targetMs: 200, initial: 1000, min: 200, max: 20_000 },
+      pauseMs: 0,
+      onBatch: () => {
+        if (++batches % 500 === 0) log(`  sweeping: ${batches} batches`);
+      },
+    });
+    log(
+      `  swept with the defaults: ${JSON.stringify(report.deleted)} in ${batches} batches, ${Math.round(report.durationMs / 1000)} s, longest batch ${report.maxBatchMs.toFixed(0)} ms`,
+    );
+    const vacuumStarted = Date.now();
+    await exec(database, 'vacuum full');
+    await exec(database, 'analyze');
+    const after = await sizes(database);
+    log(
+      `  size after the sweep and VACUUM FULL: ${mb(total(after))} (${Math.round((Date.now() - vacuumStarted) / 1000)} s)`,
+    );
+    return { loadSeconds, before, after, sweep: { ...report, batches } };
+  } finally {
+    await raws.get(database)?.end?.();
+    await database.close();
+  }
+}
+
+const t = targets();
+log('hashing the shared password (argon2id, the service parameters)');
+const hash = await hashPassword(PASSWORD);
+const big = await prepare(t.big, USERS, hash);
+log(
+  `measuring at ${USERS.toLocaleString('en')} accounts (${DURATION} s per phase, ${CONNECTIONS} connections)`,
+);
+const bigRuns = await measure(t.big, USERS);
+log(JSON.stringify(bigRuns));
+let small: Awaited<ReturnType<typeof prepare>> | undefined;
+let smallRuns: Awaited<ReturnType<typeof measure>> | undefined;
+if (!args['no-small']) {
+  small = await prepare(t.small, Number(args.small), hash);
+  log(`measuring at ${Number(args.small).toLocaleString('en')} accounts`);
+  smallRuns = await measure(t.small, Number(args.small));
+  log(JSON.stringify(smallRuns));
+}
+const result = {
+  date: new Date().toISOString(),
+  kind: t.big.kind,
+  users: USERS,
+  small: Number(args.small),
+  durationSeconds: DURATION,
+  connections: CONNECTIONS,
+  big: { ...big, runs: bigRuns },
+  ...(small ? { smallDb: { ...small, runs: smallRuns } } : {}),
+};
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+const file = join(root, `bench/results/scale-${t.big.kind}-${USERS}.json`);
+writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+const row = (name: string, k: 'signin' | 'getUser' | 'refresh') =>
+  `| ${name} | ${smallRuns?.[k].rps ?? '–'}/s | ${bigRuns[k].rps}/s | ${bigRuns[k].p99} ms |${bigRuns[k].walBytesPerRequest !== undefined ? ` ${bigRuns[k].walBytesPerRequest} B |` : ''}`;
+console.log(
+  `\n${t.big.kind}, ${USERS.toLocaleString('en')} accounts vs ${Number(args.small).toLocaleString('en')}:`,
+);
+console.log(`| | small | big | big p99 |${t.big.kind === 'postgres' ? ' WAL/request |' : ''}`);
+console.log(row('password sign-in', 'signin'));
+console.log(row('GET /user', 'getUser'));
+console.log(row('refresh', 'refresh'));
+console.log(`size: ${mb(total(big.before))} before the sweep, ${mb(total(big.after))} after (VACUUM FULL)`);
+console.log(`written to ${file}`);

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// The deployment suite: deploy/'s nginx example with TLS in front of two instances of the real entry
+// point on PostgreSQL, the systemd unit checked by systemd-analyze. Needs nginx, openssl and a
+// PostgreSQL server (DATABASE_URL, default postgres://root@127.0.0.1:5432/test); .ci/run installs nginx.
+export default defineConfig({
+  test: {
+    name: 'deploy',
+    root: import.meta.dirname,
+    include: ['test/**/*.test.ts'],
+    testTimeout: 240_000,
+    hookTimeout: 180_000,
+    maxWorkers: 1,
+  },
+});

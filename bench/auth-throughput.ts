@@ -20,7 +20,9 @@
  * BENCH_DB (pglite | postgres: only that one), BENCH_ONLY (signin | refresh: only that phase),
  * BENCH_SIGNIN_LIMITS=off (sign-in rate limits and back-off off, to price their statements),
  * BENCH_NODE_ARGS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
- * profile it under load), PGLITE_FSYNC=false (PGlite without its flush per commit, to price it).
+ * profile it under load), PGLITE_FSYNC=false (PGlite without its flush per commit, to price it),
+ * BENCH_HOOK=http (the custom access-token hook on, pointed at bench/access-token-hook.ts, a local
+ * HTTP hook in its own process, to price a hook call per token).
  * Per-request cost of each hot path in isolation: bench/auth-hot-paths.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -97,6 +99,31 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await new Promise((r) => child.once('exit', r));
 }
 
+/** BENCH_HOOK=http: a local custom access-token hook in its own process, and the settings for it. */
+async function startHook(): Promise<{ env: Record<string, string>; child?: ChildProcess }> {
+  if (process.env.BENCH_HOOK !== 'http') return { env: {} };
+  const child = spawn(process.execPath, [join(root, 'bench/access-token-hook.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve) => {
+    child.stdout?.once('data', (d: Buffer) => resolve(d.toString().split('\n')[0] as string));
+  });
+  const { url, secret } = JSON.parse(first) as { url: string; secret: string };
+  child.stdout?.destroy();
+  child.unref();
+  return {
+    child,
+    env: {
+      HOOK_CUSTOM_ACCESS_TOKEN_ENABLED: 'true',
+      HOOK_CUSTOM_ACCESS_TOKEN_URI: url,
+      HOOK_CUSTOM_ACCESS_TOKEN_SECRETS: secret,
+    },
+  };
+}
+const hook = await startHook();
+const hookEnv = hook.env;
+process.on('exit', () => hook.child?.kill());
+
 function startService(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return startChild(
@@ -120,6 +147,7 @@ function startService(env: Record<string, string>): Promise<{ url: string; child
       RATE_LIMIT_OTP_PER_IP: '1000000',
       // PGLITE_FSYNC=false measures PGlite without its flush per commit (the service's default is on).
       ...(process.env.PGLITE_FSYNC ? { PGLITE_FSYNC: process.env.PGLITE_FSYNC } : {}),
+      ...hookEnv,
       ...env,
     },
     nodeArgs,
@@ -250,6 +278,12 @@ async function measure(label: string, env: Record<string, string>) {
     for (const email of emails)
       sessions.push(await post(`${url}/auth/v1/signup`, { email, password: PASSWORD }));
     const headers = { apikey: ANON, 'content-type': 'application/json' };
+    if (process.env.BENCH_HOOK === 'http') {
+      // The hook really ran: its claim is in the token.
+      const token = String(sessions[0]?.access_token ?? '');
+      const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString());
+      if (claims.tenant_id !== 'bench-tenant') throw new Error('BENCH_HOOK=http: the hook claim is missing');
+    }
 
     // Warm-up, then sign-ins spread over the seeded accounts.
     let n = 0;

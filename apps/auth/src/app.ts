@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Deps } from './core/deps.ts';
+import { CAPTCHA_PATHS, requireCaptcha } from './core/http/captcha.ts';
 import type { AppEnv } from './core/http/context.ts';
 import { type Endpoint, honoPath, mountEndpoint } from './core/http/define-endpoint.ts';
 import { type Access, guardChains } from './core/http/guards.ts';
@@ -92,7 +93,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
   ];
 }
 
-/** The auth API under /auth/v1 (GoTrue wire format). */
+/** The auth API (GoTrue wire format), mounted at API_PATH (/auth/v1 by default). */
 export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>();
   // First, so it also decorates CORS preflights and error answers.
@@ -118,7 +119,16 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   // Each endpoint runs behind its access level's guards (public, apikey, user, service).
   const guards = guardChains(deps);
   const endpoints = apiEndpoints(deps);
-  for (const endpoint of endpoints) mountEndpoint(api, endpoint, guards[endpoint.access]);
+  // CAPTCHA (SECURITY_CAPTCHA_*) after the body is read, on GoTrue's public POST endpoints.
+  const captcha = requireCaptcha(deps.config);
+  for (const endpoint of endpoints) {
+    const chain = guards[endpoint.access];
+    const withCaptcha =
+      deps.config.captcha && endpoint.method === 'post' && CAPTCHA_PATHS.has(endpoint.path)
+        ? [...chain, captcha]
+        : chain;
+    mountEndpoint(api, endpoint, withCaptcha);
+  }
   api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
@@ -135,9 +145,9 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
     info: {
       title: 'Namaa auth API (Supabase Auth / GoTrue compatible)',
       version: SERVICE_VERSION,
-      description: `Every route is under /auth/v1 and needs the \`apikey\` header, except GET ${publicPaths.join(', ')} and /openapi.json.`,
+      description: `Every route is under ${deps.config.API_PATH || '/'} and needs the \`apikey\` header, except GET ${publicPaths.join(', ')} and /openapi.json.`,
     },
-    servers: [{ url: '/auth/v1' }],
+    servers: [{ url: deps.config.API_PATH || '/' }],
   });
   const notFound = () => {
     throw new AuthError('not_found', 'Not found');
@@ -159,15 +169,16 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   return api;
 }
 
-/** The whole HTTP surface: the auth API at /auth/v1 and, when given, the site as the fallback. */
+/** The whole HTTP surface: the auth API at API_PATH and, when given, the site as the fallback (not with API_PATH=/). */
 export function createHttpApp(deps: Deps, options: HttpAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestContext(deps));
-  app.route('/auth/v1', createAuthApi(deps));
   // Beside the API, not under it: Prometheus scrapes /metrics by convention, and the apikey guards
   // do not apply (its own token does, see features/ops/metrics.routes.ts). Off: the site's 404.
+  // Registered first, so an API mounted at the root (API_PATH=/) does not swallow it.
   if (deps.config.METRICS_ENABLED) app.get('/metrics', metricsHandler(deps));
-  if (options.site) {
+  app.route(deps.config.API_PATH || '/', createAuthApi(deps));
+  if (options.site && deps.config.API_PATH !== '') {
     const log = deps.logger.child({ part: 'site' });
     app.route('/', createSiteApp({ ...options.site, logger: { warn: (obj, msg) => log.warn(obj, msg) } }));
   }

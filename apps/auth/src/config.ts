@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { type ConfiguredKey, parseJwtKeys, secretKey } from './crypto/configured-keys.ts';
 
 /** The repository root (apps/auth/src/config.ts → ../../..). Relative paths in config resolve from here. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -48,6 +49,88 @@ declare module 'zod' {
     /** What an unset (or empty) value means, for a setting whose default is worked out at start-up. */
     unsetMeans?: string;
   }
+}
+
+/** GoTrue's seven auth hooks, by the name their settings use (HOOK_<NAME>_…). */
+export const HOOK_NAMES = [
+  'CUSTOM_ACCESS_TOKEN',
+  'SEND_SMS',
+  'SEND_EMAIL',
+  'MFA_VERIFICATION_ATTEMPT',
+  'PASSWORD_VERIFICATION_ATTEMPT',
+  'BEFORE_USER_CREATED',
+  'AFTER_USER_CREATED',
+] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/** One hook's three settings, GoTrue's names; `what` says what the hook does, for the README. */
+function hookSettings<N extends HookName>(name: N, what: string) {
+  return {
+    [`HOOK_${name}_ENABLED`]: bool.default(false).meta({ description: `the ${what}` }),
+    [`HOOK_${name}_URI`]: optionalString.meta({
+      description:
+        'where the hook runs: `pg-functions://postgres/<schema>/<function>` (also on the embedded database), `https://…`, or `http://` to localhost only',
+    }),
+    [`HOOK_${name}_SECRETS`]: optionalString.meta({
+      description:
+        'for an http(s) hook: Standard Webhooks secrets `v1,whsec_<base64>`, several separated by `|` (each signs the request)',
+    }),
+  } as {
+    [K in `HOOK_${N}_ENABLED`]: typeof bool;
+  } & { [K in `HOOK_${N}_URI` | `HOOK_${N}_SECRETS`]: typeof optionalString };
+}
+
+/** An enabled hook: where it runs, and how it is reached. */
+export type HookTarget =
+  | { kind: 'http'; uri: string; secrets: string[] }
+  | { kind: 'pg'; uri: string /** `"schema"."function"`, quoted for SQL. */; functionName: string };
+
+const POSTGRES_NAME = /^[a-zA-Z_][a-zA-Z0-9_$]{0,62}$/;
+const WEBHOOK_SECRET = /^v1,whsec_[A-Za-z0-9+/=]{24,}$/;
+
+/**
+ * Reads HOOK_<NAME>_* into a target, or undefined when the hook is off. Mistakes stop start-up, as in
+ * GoTrue (its ValidateExtensibilityPoint): a scheme other than pg-functions/https (http only to
+ * localhost), a schema or function name that is not a plain identifier, a secret not `v1,whsec_…`.
+ */
+function hookTarget(name: HookName, e: Record<string, unknown>, invalid: string[]): HookTarget | undefined {
+  const enabled = e[`HOOK_${name}_ENABLED`] === true;
+  const uri = e[`HOOK_${name}_URI`] as string | undefined;
+  const secrets = ((e[`HOOK_${name}_SECRETS`] as string | undefined) ?? '').split('|').filter(Boolean);
+  if (!enabled) return undefined;
+  const setting = `HOOK_${name}_URI`;
+  if (!uri) {
+    invalid.push(`${setting}: HOOK_${name}_ENABLED is true but no URI is set`);
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    invalid.push(`${setting}: not a URL`);
+    return undefined;
+  }
+  if (u.protocol === 'pg-functions:') {
+    const parts = u.pathname.split('/');
+    const [schema, fn] = [parts[1] ?? '', parts[2] ?? ''];
+    if (!POSTGRES_NAME.test(schema) || !POSTGRES_NAME.test(fn)) {
+      invalid.push(`${setting}: expected pg-functions://postgres/<schema>/<function>`);
+      return undefined;
+    }
+    return { kind: 'pg', uri, functionName: `"${schema}"."${fn}"` };
+  }
+  const localHttp = u.protocol === 'http:' && isLoopbackHost(u.hostname);
+  if (u.protocol !== 'https:' && !localHttp) {
+    invalid.push(
+      `${setting}: only pg-functions:// and https:// hooks are supported (http:// only to localhost)`,
+    );
+    return undefined;
+  }
+  if (secrets.length === 0) invalid.push(`HOOK_${name}_SECRETS: an http(s) hook needs a v1,whsec_… secret`);
+  for (const secret of secrets)
+    if (!WEBHOOK_SECRET.test(secret))
+      invalid.push(`HOOK_${name}_SECRETS: each secret must be v1,whsec_<base64> (the value is not shown)`);
+  return { kind: 'http', uri, secrets };
 }
 
 /**
@@ -141,6 +224,11 @@ export const envSchema = z.object({
     description: 'use this PostgreSQL server instead of the embedded database',
     contract: true,
   }),
+  // GoTrue's DB_NAMESPACE: the schema that holds every table and the SQL helpers auth.uid() & co.
+  DB_NAMESPACE: z.string().trim().default('auth').meta({
+    description:
+      "the schema holding the service's tables (`<schema>.users`) and GoTrue's SQL helpers `uid()`, `role()`, `email()`, `jwt()`; a lower-case SQL name",
+  }),
   SMTP_URL: optionalString.meta({
     description:
       '`smtp://user:pass@host:port` or `smtps://…` for outgoing mail (another scheme is refused at start-up)',
@@ -166,6 +254,41 @@ export const envSchema = z.object({
   JWT_ADMIN_ROLES: z.string().default('service_role,supabase_admin').meta({
     description:
       'comma-separated JWT `role` values that may call the admin API (besides `SERVICE_ROLE_KEY`); the JWT must be signed by the service',
+  }),
+  // GoTrue's JWT settings, so the service can stand in for GoTrue beside PostgREST, Storage and
+  // Realtime, which verify its tokens with the same secret or keys.
+  JWT_SECRET: optionalString.meta({
+    description:
+      "GoTrue's shared secret: HS256 tokens signed with it verify (an admin's `service_role` JWT, PostgREST's), and it signs the access tokens when `JWT_KEYS` is unset (≥ 32 characters)",
+    unsetMeans: 'unset: no HS256',
+  }),
+  JWT_KEY_ID: optionalString.meta({
+    description: "the `kid` of `JWT_SECRET`'s HS256 key (GoTrue's `GOTRUE_JWT_KEY_ID`)",
+    unsetMeans: 'unset: tokens it signs carry no kid',
+  }),
+  JWT_KEYS: optionalString.meta({
+    description:
+      'GoTrue\'s JSON array of private JWKs (RS256, RS512, ES256, ES512, EdDSA, or `oct` HS256): the one whose `key_ops` has `"sign"` signs the access tokens, the others only verify; asymmetric public keys are published in the JWKS',
+    unsetMeans: 'unset: the database keys (`npm run keys:rotate`)',
+  }),
+  JWT_AUD: z.string().trim().min(1).max(200).default('authenticated').meta({
+    description: 'the `aud` of access tokens and new users (user tokens naming another are refused)',
+  }),
+  JWT_DEFAULT_GROUP_NAME: z.string().trim().min(1).max(200).default('authenticated').meta({
+    description: 'the `role` of new users, which their access tokens carry (PostgREST switches to it)',
+  }),
+  API_EXTERNAL_URL: optionalString.meta({
+    description:
+      "the public URL of the API, path included (`https://auth.example.com` with `API_PATH=/`): email links point at `$API_EXTERNAL_URL/verify`, and it is the tokens' issuer",
+    unsetMeans: '`$SITE_URL$API_PATH`',
+  }),
+  API_PATH: z.string().trim().default('/auth/v1').meta({
+    description:
+      "where the API is mounted: `/auth/v1` (beside the site, as Supabase serves it) or `/` (the API alone, as GoTrue's own container serves it; the site is then not served)",
+  }),
+  API_KEY_REQUIRED: bool.default(true).meta({
+    description:
+      'every endpoint but the public ones needs the `apikey` header (`ANON_KEY` or `SERVICE_ROLE_KEY`); `false`: as GoTrue, which leaves that check to a gateway, a request without one (or with another) passes',
   }),
   JWT_EXPIRY: int(1, 60 * 60 * 24 * 7)
     .default(3600)
@@ -200,6 +323,44 @@ export const envSchema = z.object({
   // The bundled common-password list (plus own email / brand name): on unless explicitly turned off.
   PASSWORD_REJECT_COMMON: bool.default(true).meta({
     description: "refuse the ~49,000 most common passwords, the account's email and the brand name",
+  }),
+  // CAPTCHA (core/http/captcha.ts): GoTrue's SECURITY_CAPTCHA_* settings, plus the verify URL (ours),
+  // for a self-hosted verifier or a local fake in tests.
+  SECURITY_CAPTCHA_ENABLED: bool.default(false).meta({
+    description:
+      "require a CAPTCHA token (`gotrue_meta_security.captcha_token`, supabase-js `captchaToken`) on sign-up, password sign-in, recover, resend, OTP and anonymous sign-in (GoTrue's endpoints); `400 captcha_failed` without a valid one",
+  }),
+  SECURITY_CAPTCHA_PROVIDER: z.enum(['hcaptcha', 'turnstile']).default('hcaptcha').meta({
+    description:
+      "`hcaptcha` or `turnstile` (GoTrue's default is hcaptcha; the site's widget defaults to Turnstile's)",
+  }),
+  SECURITY_CAPTCHA_SECRET: optionalString.meta({
+    description: "the provider's secret key (required when CAPTCHA is on; never logged)",
+  }),
+  SECURITY_CAPTCHA_TIMEOUT: int(1, 60).default(10).meta({
+    description: "seconds to wait for the provider's verify answer (GoTrue: 10 s)",
+  }),
+  SECURITY_CAPTCHA_VERIFY_URL: optionalString.meta({
+    description: "where tokens are verified (the provider's `siteverify` form API)",
+    unsetMeans:
+      "the provider's own: `https://hcaptcha.com/siteverify` or Cloudflare's `…/turnstile/v0/siteverify`",
+  }),
+  // Breached passwords (core/breached-passwords.ts): GoTrue's PASSWORD_HIBP_* settings, and the
+  // range API's base URL (ours), so an operator can use a self-hosted mirror.
+  PASSWORD_HIBP_ENABLED: bool.default(false).meta({
+    description:
+      "refuse passwords found in Have I Been Pwned's breach corpus on sign-up, password change and reset (`weak_password`, reason `pwned`); only the first 5 hex digits of the password's SHA-1 leave the server",
+  }),
+  PASSWORD_HIBP_FAIL_CLOSED: bool.default(false).meta({
+    description:
+      'when the range API cannot be reached in 5 s: `false` lets the password through (logged), `true` refuses the request (503)',
+  }),
+  PASSWORD_HIBP_API_URL: z.url().default('https://api.pwnedpasswords.com').meta({
+    description:
+      'the k-anonymity range API (`<url>/range/<5 hex digits>`): the public one or a self-hosted mirror',
+  }),
+  PASSWORD_HIBP_USER_AGENT: z.string().default('namaa-auth').meta({
+    description: 'the `User-Agent` sent to the range API (the public one asks for one)',
   }),
   // Sign-up, recover and resend answer no sooner than this (ms), so timing does not reveal accounts.
   EMAIL_RESPONSE_FLOOR_MS: int(0, 5000).default(300).meta({
@@ -538,7 +699,23 @@ export const envSchema = z.object({
   MAILER_SUBJECTS_REAUTHENTICATION: optionalString.meta({
     description: "the reauthentication code mail's subject (may use the same variables)",
     unsetMeans: "the built-in subject, in the user's language",
-  }),
+  }), // GoTrue's auth hooks (core/hooks): HOOK_<NAME>_ENABLED, _URI, _SECRETS for each of the seven.
+  ...hookSettings(
+    'CUSTOM_ACCESS_TOKEN',
+    'custom access-token hook: changes the claims of every access token',
+  ),
+  ...hookSettings('SEND_SMS', 'send-SMS hook: delivers SMS codes instead of `SMS_PROVIDER`'),
+  ...hookSettings('SEND_EMAIL', 'send-email hook: delivers auth mail instead of SMTP'),
+  ...hookSettings(
+    'MFA_VERIFICATION_ATTEMPT',
+    'MFA verification hook: told of every second-factor code checked, may reject',
+  ),
+  ...hookSettings(
+    'PASSWORD_VERIFICATION_ATTEMPT',
+    'password verification hook: told of every password sign-in checked, may reject',
+  ),
+  ...hookSettings('BEFORE_USER_CREATED', 'before-user-created hook: may refuse a new account'),
+  ...hookSettings('AFTER_USER_CREATED', 'after-user-created hook: told of every new account'),
 });
 
 export type Config = {
@@ -554,6 +731,8 @@ export type Config = {
   /** On-disk PGlite flushes every commit to the disk (db/pglite-durable.ts). */
   PGLITE_FSYNC: boolean;
   DATABASE_URL: string | undefined;
+  /** The schema every table lives in (db/namespace.ts); a validated lower-case SQL identifier. */
+  DB_NAMESPACE: string;
   SMTP_URL: string | undefined;
   MAIL_FROM: string;
   ANON_KEY: string;
@@ -561,6 +740,15 @@ export type Config = {
   /** Roles whose signed JWT is an admin credential (the admin API). */
   JWT_ADMIN_ROLES: string[];
   JWT_EXPIRY: number;
+  /** JWT_KEYS and JWT_SECRET, parsed (crypto/configured-keys.ts); empty: the database keys alone. */
+  jwtKeys: ConfiguredKey[];
+  JWT_AUD: string;
+  JWT_DEFAULT_GROUP_NAME: string;
+  /** Without a trailing slash; undefined: SITE_URL + API_PATH (core/api-url.ts). */
+  API_EXTERNAL_URL: string | undefined;
+  /** '' for the root, else '/auth/v1' (no trailing slash). */
+  API_PATH: string;
+  API_KEY_REQUIRED: boolean;
   MAILER_AUTOCONFIRM: boolean;
   MAILER_OTP_EXP: number;
   MAILER_SECURE_EMAIL_CHANGE_ENABLED: boolean;
@@ -569,6 +757,17 @@ export type Config = {
   PASSWORD_MIN_LENGTH: number;
   PASSWORD_MAX_LENGTH: number;
   PASSWORD_REJECT_COMMON: boolean;
+  /** CAPTCHA on the public forms (core/http/captcha.ts); undefined when off. */
+  captcha:
+    | {
+        provider: 'hcaptcha' | 'turnstile';
+        secret: string;
+        verifyUrl: string;
+        timeoutMs: number;
+      }
+    | undefined;
+  /** Breached-password checks (core/breached-passwords.ts); undefined when off. */
+  hibp: { apiUrl: string; failClosed: boolean; userAgent: string } | undefined;
   EMAIL_RESPONSE_FLOOR_MS: number;
   TRUST_PROXY: string[];
   HSTS_MAX_AGE: number;
@@ -633,6 +832,8 @@ export type Config = {
     templates: Partial<Record<MailTemplateName, string>>;
     subjects: Partial<Record<MailTemplateName, string>>;
   };
+  /** The enabled auth hooks (core/hooks); a hook that is off has no entry. */
+  hooks: Partial<Record<HookName, HookTarget>>;
   rateLimits: {
     window: number;
     signinPerIp: number;
@@ -753,6 +954,23 @@ function isLoopbackHost(hostname: string): boolean {
  * change under a running service (a restarted container) and every visitor would silently share the
  * proxy's rate-limit bucket, the very failure this setting exists to prevent.
  */
+/**
+ * Why DB_NAMESPACE cannot name our schema, or undefined. It travels unquoted in the connection's
+ * search_path and quoted in DDL, so only names both spell alike are accepted: lower-case letters,
+ * digits and `_`, not starting with a digit, at most 63 bytes (PostgreSQL's limit); `pg_*` and
+ * `information_schema` belong to PostgreSQL, `drizzle` to the bookkeeping of earlier releases.
+ */
+export function dbNamespaceProblem(value: string): string | undefined {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value))
+    return `DB_NAMESPACE: ${JSON.stringify(value)} is not a schema name (lower-case letters, digits and _, not starting with a digit, at most 63)`;
+  if (value.startsWith('pg_') || value === 'information_schema')
+    return `DB_NAMESPACE: ${JSON.stringify(value)} is reserved by PostgreSQL`;
+  // Where releases before namespaces kept drizzle's migration bookkeeping (db/namespace.ts).
+  if (value === 'drizzle')
+    return 'DB_NAMESPACE: "drizzle" is reserved for the migration bookkeeping of earlier releases';
+  return undefined;
+}
+
 export function trustProxyProblem(entry: string): string | undefined {
   if (entry === '*') return undefined;
   const [addr = '', bits, extra] = entry.split('/');
@@ -833,6 +1051,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'SMTP_URL: must be smtp://user:password@host:port or smtps://… (the value is not shown: it may hold a password)',
       );
   }
+  const namespaceProblem = dbNamespaceProblem(e.DB_NAMESPACE);
+  if (namespaceProblem) invalid.push(namespaceProblem);
   const trustProxy = e.TRUST_PROXY.split(',')
     .map((v) => v.trim())
     .filter(Boolean);
@@ -855,10 +1075,56 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!ok)
       invalid.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path)`);
   }
+  // API_PATH: '/' or '/segment[/segment…]'; kept without its trailing slash ('' for the root).
+  const apiPath = e.API_PATH.replace(/\/+$/, '');
+  if (apiPath !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(apiPath))
+    invalid.push(`API_PATH: "${e.API_PATH.slice(0, 100)}" is not / or a path like /auth/v1`);
+  let apiExternalUrl: string | undefined;
+  if (e.API_EXTERNAL_URL !== undefined) {
+    try {
+      const u = new URL(e.API_EXTERNAL_URL);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+      if (u.search || u.hash) throw new Error('query');
+      apiExternalUrl = u.href.replace(/\/+$/, '');
+    } catch {
+      invalid.push('API_EXTERNAL_URL: must be an http(s) URL without query or fragment');
+    }
+  }
+  // The key material is never echoed: only which key and what is wrong with it.
+  let jwtKeys: ConfiguredKey[] = [];
+  try {
+    if (e.JWT_KEYS !== undefined) jwtKeys = parseJwtKeys(e.JWT_KEYS);
+  } catch (err) {
+    invalid.push((err as Error).message);
+  }
+  if (e.JWT_SECRET !== undefined) {
+    // 256 bits at least (RFC 7518 §3.2), as Supabase asks of it: a short HMAC secret can be
+    // brute-forced offline from a single token.
+    if (e.JWT_SECRET.length < 32) invalid.push('JWT_SECRET: must be at least 32 characters');
+    else if (e.JWT_KEY_ID !== undefined && jwtKeys.some((k) => k.kid === e.JWT_KEY_ID))
+      invalid.push('JWT_KEY_ID: a JWT_KEYS key already has this kid');
+    else jwtKeys.push(secretKey(e.JWT_SECRET, e.JWT_KEY_ID, jwtKeys.length === 0));
+  }
   if (corsOrigins.includes('*') && corsOrigins.length > 1)
     invalid.push('CORS_ALLOWED_ORIGINS: * already allows every origin; list origins or use * alone');
   if (e.BACKUP_KEY !== undefined && !/^[0-9a-fA-F]{64}$/.test(e.BACKUP_KEY))
     invalid.push('BACKUP_KEY: must be 64 hex characters (openssl rand -hex 32); the value is not shown');
+  if (e.SECURITY_CAPTCHA_ENABLED && !e.SECURITY_CAPTCHA_SECRET)
+    invalid.push('SECURITY_CAPTCHA_SECRET: CAPTCHA is on but the provider secret is empty');
+  if (e.SECURITY_CAPTCHA_VERIFY_URL !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(e.SECURITY_CAPTCHA_VERIFY_URL).protocol);
+    } catch {
+      // not a URL
+    }
+    if (!ok) invalid.push('SECURITY_CAPTCHA_VERIFY_URL: must be an http(s) URL');
+  }
+  const hooks: Partial<Record<HookName, HookTarget>> = {};
+  for (const name of HOOK_NAMES) {
+    const target = hookTarget(name, e, invalid);
+    if (target) hooks[name] = target;
+  }
   if (invalid.length > 0) throw new ConfigError(problemList('Invalid configuration', invalid));
 
   const problems: string[] = [];
@@ -929,12 +1195,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DATA_DIR: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : resolvePath(e.DATA_DIR),
     PGLITE_FSYNC: e.PGLITE_FSYNC,
     DATABASE_URL: e.DATABASE_URL,
+    DB_NAMESPACE: e.DB_NAMESPACE,
     SMTP_URL: e.SMTP_URL,
     MAIL_FROM: e.MAIL_FROM,
     ANON_KEY: e.ANON_KEY,
     SERVICE_ROLE_KEY: e.SERVICE_ROLE_KEY,
     JWT_ADMIN_ROLES: list(e.JWT_ADMIN_ROLES),
     JWT_EXPIRY: e.JWT_EXPIRY,
+    jwtKeys,
+    JWT_AUD: e.JWT_AUD,
+    JWT_DEFAULT_GROUP_NAME: e.JWT_DEFAULT_GROUP_NAME,
+    API_EXTERNAL_URL: apiExternalUrl,
+    API_PATH: apiPath,
+    API_KEY_REQUIRED: e.API_KEY_REQUIRED,
     MAILER_AUTOCONFIRM: e.MAILER_AUTOCONFIRM,
     MAILER_OTP_EXP: e.MAILER_OTP_EXP,
     MAILER_SECURE_EMAIL_CHANGE_ENABLED: e.MAILER_SECURE_EMAIL_CHANGE_ENABLED,
@@ -943,6 +1216,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PASSWORD_MIN_LENGTH: e.PASSWORD_MIN_LENGTH,
     PASSWORD_MAX_LENGTH: 100,
     PASSWORD_REJECT_COMMON: e.PASSWORD_REJECT_COMMON,
+    captcha: e.SECURITY_CAPTCHA_ENABLED
+      ? {
+          provider: e.SECURITY_CAPTCHA_PROVIDER,
+          secret: e.SECURITY_CAPTCHA_SECRET ?? '',
+          verifyUrl:
+            e.SECURITY_CAPTCHA_VERIFY_URL ??
+            (e.SECURITY_CAPTCHA_PROVIDER === 'turnstile'
+              ? 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
+              : 'https://hcaptcha.com/siteverify'),
+          timeoutMs: e.SECURITY_CAPTCHA_TIMEOUT * 1000,
+        }
+      : undefined,
+    hibp: e.PASSWORD_HIBP_ENABLED
+      ? {
+          apiUrl: e.PASSWORD_HIBP_API_URL.replace(/\/+$/, ''),
+          failClosed: e.PASSWORD_HIBP_FAIL_CLOSED,
+          userAgent: e.PASSWORD_HIBP_USER_AGENT,
+        }
+      : undefined,
     EMAIL_RESPONSE_FLOOR_MS: e.EMAIL_RESPONSE_FLOOR_MS,
     TRUST_PROXY: trustProxy,
     HSTS_MAX_AGE: e.HSTS_MAX_AGE,
@@ -1001,6 +1293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),
       subjects: pickMailSettings(e, 'MAILER_SUBJECTS_'),
     },
+    hooks,
     rateLimits: {
       window: e.RATE_LIMIT_WINDOW,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,

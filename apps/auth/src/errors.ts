@@ -96,6 +96,21 @@ export const errorTable = {
     status: 409,
     message: 'Too many concurrent token refresh requests on the same session or refresh token',
   },
+  // Auth hooks (core/hooks): GoTrue's codes and statuses. A hook's own refusal carries its status
+  // and `unknown`, as in GoTrue.
+  hook_timeout: { status: 422, message: 'Failed to reach hook within maximum time of 5.000000 seconds' },
+  hook_timeout_after_retry: { status: 422, message: 'Failed to reach hook after maximum retries' },
+  hook_payload_over_size_limit: {
+    status: 422,
+    message: 'Payload size exceeded size limit of 204800 bytes',
+  },
+  hook_payload_invalid_content_type: {
+    status: 400,
+    message: 'Invalid Content-Type: Missing Content-Type header',
+  },
+  captcha_failed: { status: 400, message: 'captcha protection: request disallowed' },
+  mfa_verification_rejected: { status: 403, message: 'Further MFA verification attempts will be rejected.' },
+  unknown: { status: 400, message: 'Unknown error' },
   service_unavailable: { status: 503, message: 'Service temporarily unavailable, please retry' },
   unexpected_failure: {
     status: 500,

@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
+import { type HookEmailData, hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
 import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
@@ -72,12 +73,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await database.close().catch(() => {});
     throw databaseStartupError(config, err);
   }
-  const keys = new KeyStore(() => listSigningKeys(database.db));
+  const keys = new KeyStore(() => listSigningKeys(database.db), {
+    configured: config.jwtKeys,
+    audience: config.JWT_AUD,
+  });
   await keys.reload();
   const secrets = {
     refreshChain: await getOrCreateSecret(database.db, 'refresh_token_chain'),
     otp: await getOrCreateSecret(database.db, 'email_otp'),
   };
+  // What the auth hooks need (core/hooks), before the rest of the deps exist.
+  const hookDeps = { config, db: database.db, logger, clock };
   const transport =
     opts.mailTransport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : devMailboxTransport());
   const mail = createMailDispatcher({
@@ -87,15 +93,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     clock,
     linkLifetimeMs: config.MAILER_OTP_EXP * 1000,
+    sendHook: config.hooks.SEND_EMAIL
+      ? (m) => sendEmailThroughHook(hookDeps, { userId: m.userId, emailData: m.emailData as HookEmailData })
+      : undefined,
   });
   const m = config.mfa;
   const sms =
     opts.smsSender ??
-    (m.smsProvider === 'webhook' && m.smsWebhookUrl
-      ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
-      : m.smsProvider === 'dev'
-        ? devMailboxSms(database.db)
-        : noSms);
+    (config.hooks.SEND_SMS
+      ? hookSmsSender(hookDeps)
+      : m.smsProvider === 'webhook' && m.smsWebhookUrl
+        ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
+        : m.smsProvider === 'dev'
+          ? devMailboxSms(database.db)
+          : noSms);
   const deps: Deps = {
     config,
     database,
@@ -112,7 +123,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const { existsSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const withSite = opts.site ?? existsSync(join(config.SITE_DIR, 'index.html'));
+  // API_PATH=/ gives every path to the API (GoTrue's own container): no site beside it.
+  const withSite = config.API_PATH !== '' && (opts.site ?? existsSync(join(config.SITE_DIR, 'index.html')));
   const app = createHttpApp(deps, {
     site: withSite
       ? {
@@ -270,17 +282,18 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   logger.info(
     {
       url: base,
-      authApi: `${base}/auth/v1`,
+      authApi: `${base}${config.API_PATH}`,
       listen: `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${server.port}`,
       database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
-      mail: config.SMTP_URL ? 'smtp' : `${base}/auth/v1/_dev/mailbox`,
+      mail: config.SMTP_URL ? 'smtp' : `${base}${config.API_PATH}/_dev/mailbox`,
       production: config.production,
     },
     'listening',
   );
   if (!config.production) {
-    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}/auth/v1)`);
-    if (!config.SMTP_URL) console.log(`  Development mailbox: ${server.url}/auth/v1/_dev/mailbox\n`);
+    console.log(`\n  Namaa is running at ${server.url}  (auth API: ${server.url}${config.API_PATH})`);
+    if (!config.SMTP_URL)
+      console.log(`  Development mailbox: ${server.url}${config.API_PATH}/_dev/mailbox\n`);
   }
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');

@@ -116,6 +116,9 @@ describe('auth errors in Arabic', () => {
       m.invalidCredentials,
     );
     expect(localizedAuthErrorMessage({ message: '' }, m, 'ar')).toBe(m.fallback);
+    expect(
+      localizedAuthErrorMessage({ message: 'weak', code: 'weak_password', reasons: ['pwned'] }, m, 'ar'),
+    ).toBe(m.breachedPassword);
   });
 
   it("replaces the service's English message by the text for its error code", () => {

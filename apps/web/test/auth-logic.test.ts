@@ -59,6 +59,14 @@ describe('validateCredentials (spec §5)', () => {
 });
 
 describe('authErrorMessage (spec §8)', () => {
+  it("says a breached password in words (GoTrue's weak_password reason pwned)", () => {
+    const pwned = { message: 'Password is known to be weak…', code: 'weak_password', reasons: ['pwned'] };
+    expect(authErrorMessage(pwned, e)).toBe(
+      'This password has appeared in a data breach or is too common. Please choose a different one.',
+    );
+    expect(authErrorMessage({ ...pwned, reasons: ['length'] }, e)).toBe('Password is known to be weak…');
+  });
+
   it('maps "User already registered"', () => {
     expect(authErrorMessage({ message: 'User already registered' }, e)).toBe(
       'This email is already registered. Please sign in instead.',

@@ -2,6 +2,7 @@ import { hmac, randomOtp, randomToken, sha256 } from '../crypto/tokens.ts';
 import type { DbOrTx } from '../db/client.ts';
 import { type OneTimeTokenType, replaceOneTimeToken } from '../db/one-time-tokens.repo.ts';
 import { enqueueMail } from '../db/outbox.repo.ts';
+import { apiExternalUrl } from './api-url.ts';
 import type { Deps } from './deps.ts';
 import type { MailLocale } from './mail/locale.ts';
 import type { MailKind } from './mail/templates.ts';
@@ -20,6 +21,15 @@ const verifyType: Record<OneTimeTokenType, string> = {
   magiclink: 'magiclink',
   sms: 'sms',
   phone_change: 'phone_change',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
+  reauthentication: 'reauthentication',
+};
+/** GoTrue's email_action_type for each token type. */
+const linkType: Partial<Record<OneTimeTokenType, string>> = {
+  confirmation: 'signup',
+  recovery: 'recovery',
+  magiclink: 'magiclink',
   email_change_new: 'email_change',
   email_change_current: 'email_change',
   reauthentication: 'reauthentication',
@@ -87,7 +97,7 @@ export async function issueEmailToken(
   });
   let link: URL | undefined;
   if (!p.codeOnly) {
-    link = new URL(`${deps.config.SITE_URL}/auth/v1/verify`);
+    link = new URL(`${apiExternalUrl(deps.config)}/verify`);
     link.searchParams.set('token', token);
     link.searchParams.set('type', p.linkType ?? verifyType[p.type]);
     link.searchParams.set('redirect_to', p.redirectTo);
@@ -107,6 +117,18 @@ export async function issueEmailToken(
     // taken from the request's page rather than remembered on the user.
     Data: { ...data, locale: p.locale },
   });
-  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail });
+  // With the send-email hook on, GoTrue's email_data rides with the message for the dispatcher.
+  const hookEmailData = deps.config.hooks.SEND_EMAIL
+    ? {
+        token: code,
+        token_hash: link ? token : '',
+        redirect_to: p.redirectTo,
+        email_action_type: p.mailKind === 'invite' ? 'invite' : (linkType[p.type] ?? p.type),
+        site_url: deps.config.SITE_URL,
+        token_new: '',
+        token_hash_new: '',
+      }
+    : undefined;
+  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail, hookEmailData });
   return { token, code, link: link?.href };
 }

@@ -4,6 +4,7 @@ import type { AmrEntry } from '../db/schema.ts';
 import { insertSession, type SessionRow } from '../db/sessions.repo.ts';
 import { type FactorRow, type IdentityRow, loadUserRelations, type UserRow } from '../db/users.repo.ts';
 import type { Deps, RequestMeta } from './deps.ts';
+import { authenticationMethod, customizeClaims } from './hooks/access-token-hook.ts';
 import type { Session } from './http/response-schemas.ts';
 import { userJson } from './user-json.ts';
 
@@ -18,35 +19,47 @@ export function childRefreshToken(secret: string, parent: string): string {
   return hmac(secret, `refresh-child:${parent}`);
 }
 
+/** The tokens' `iss`: API_EXTERNAL_URL when set (as the Supabase CLI configures GoTrue), else where the API is served. */
 export function issuerFor(deps: Deps): string {
-  return `${deps.config.SUPABASE_URL ?? deps.config.SITE_URL}/auth/v1`;
+  const c = deps.config;
+  return c.API_EXTERNAL_URL ?? `${c.SUPABASE_URL ?? c.SITE_URL}${c.API_PATH}`;
 }
 
-/** Signs an access token for (user, session). */
+/**
+ * Signs an access token for (user, session). With the custom access-token hook on
+ * (HOOK_CUSTOM_ACCESS_TOKEN_*), the claims go through it first; off, it costs one property read.
+ */
 export async function signAccessToken(
   deps: Deps,
   user: UserRow,
   session: Pick<SessionRow, 'id' | 'aal' | 'amr'>,
+  hookInput?: { method?: string | undefined; ip?: string | undefined },
 ): Promise<{ token: string; expiresAt: number; expiresIn: number }> {
   const now = Math.floor(deps.clock().getTime() / 1000);
   const expiresAt = now + deps.config.JWT_EXPIRY;
-  const token = deps.keys.sign(
-    {
-      sub: user.id,
-      email: user.email ?? '',
-      phone: user.phone ?? '',
-      app_metadata: user.appMetadata,
-      user_metadata: user.userMetadata,
-      role: user.role,
-      aal: session.aal,
-      amr: session.amr,
-      session_id: session.id,
-      is_anonymous: user.isAnonymous,
-    },
-    now,
-    expiresAt,
-    issuerFor(deps),
-  );
+  const claims = {
+    sub: user.id,
+    email: user.email ?? '',
+    phone: user.phone ?? '',
+    app_metadata: user.appMetadata,
+    user_metadata: user.userMetadata,
+    role: user.role,
+    aal: session.aal,
+    amr: session.amr,
+    session_id: session.id,
+    is_anonymous: user.isAnonymous,
+  };
+  if (deps.config.hooks.CUSTOM_ACCESS_TOKEN) {
+    // The hook sees the claims in GoTrue's order and shape, registered claims included.
+    const custom = await customizeClaims(deps, {
+      userId: user.id,
+      claims: { aud: 'authenticated', exp: expiresAt, iat: now, iss: issuerFor(deps), ...claims },
+      authenticationMethod: hookInput?.method ?? authenticationMethod(session.amr),
+      ip: hookInput?.ip,
+    });
+    return { token: deps.keys.signClaims(custom), expiresAt, expiresIn: deps.config.JWT_EXPIRY };
+  }
+  const token = deps.keys.sign(claims, now, expiresAt, issuerFor(deps));
   return { token, expiresAt, expiresIn: deps.config.JWT_EXPIRY };
 }
 
@@ -65,11 +78,13 @@ export async function issueSession(
     session: Pick<SessionRow, 'id' | 'aal' | 'amr'>;
     refreshToken: string;
     relations?: UserRelations | undefined;
+    /** For the custom access-token hook: GoTrue's authentication_method (default: from the amr) and the caller's IP. */
+    hook?: { method?: string | undefined; ip?: string | undefined };
   },
 ): Promise<Session> {
   const { user, session, refreshToken } = issued;
   const relations = issued.relations ?? (await loadUserRelations(deps.db, user.id));
-  const access = await signAccessToken(deps, user, session);
+  const access = await signAccessToken(deps, user, session, issued.hook);
   return {
     access_token: access.token,
     token_type: 'bearer',

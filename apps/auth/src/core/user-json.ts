@@ -1,4 +1,4 @@
-import type { FactorRow, IdentityRow, UserRow } from '../db/users.repo.ts';
+import type { AudRole, FactorRow, IdentityRow, UserRow } from '../db/users.repo.ts';
 import type { Factor, User } from './http/response-schemas.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : undefined);
@@ -68,14 +68,20 @@ export function userJson(user: UserRow, ids: IdentityRow[], factors: FactorRow[]
  * The anti-enumeration answer for a sign-up of an already confirmed email (confirmation on): the
  * keys, types and values of a new pending user's answer (userJson of a fresh row), so nothing but
  * `identities: []` tells the two apart; that one is GoTrue's, kept for compatibility (README).
- * `aud` and `role` are what every new row gets (the column defaults), as GoTrue's fake keeps the role.
+ * `aud` and `role` are what every new row gets (JWT_AUD, JWT_DEFAULT_GROUP_NAME), as GoTrue's fake keeps the role.
  */
-export function fakeUserJson(id: string, email: string, data: Record<string, unknown>, now: Date): User {
+export function fakeUserJson(
+  id: string,
+  email: string,
+  data: Record<string, unknown>,
+  now: Date,
+  who: AudRole,
+): User {
   const t = now.toISOString();
   return {
     id,
-    aud: 'authenticated',
-    role: 'authenticated',
+    aud: who.aud,
+    role: who.role,
     email,
     phone: '',
     confirmation_sent_at: t,

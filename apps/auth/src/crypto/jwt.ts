@@ -1,4 +1,4 @@
-import { createPrivateKey, type JsonWebKey, randomUUID } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey, type KeyObject, randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import {
   type CryptoKey,
@@ -9,7 +9,9 @@ import {
   type JWK,
   type JWTPayload,
   jwtVerify,
+  type ProtectedHeaderParameters,
 } from 'jose';
+import type { ConfiguredKey } from './configured-keys.ts';
 
 export type StoredKey = {
   kid: string;
@@ -100,20 +102,68 @@ export type AccessTokenClaims = JWTPayload & {
   user_metadata: Record<string, unknown>;
 };
 
+/** A key a token can be verified with: its algorithm is pinned, whatever the token's header says. */
+type Verifier = { alg: string; key: CryptoKey | KeyObject; lowS: boolean };
+
+/**
+ * What the operator configured besides the database's ES256 keys (GoTrue's settings): JWT_KEYS and
+ * JWT_SECRET (with JWT_KEY_ID, its kid), and JWT_AUD, the audience new tokens carry and incoming
+ * user tokens must name.
+ */
+export type KeyStoreOptions = { configured?: ConfiguredKey[]; audience?: string };
+
+/** A synchronous fast-jwt signer for a configured key (PEM for asymmetric keys, the bytes for HMAC). */
+function configuredSigner(k: ConfiguredKey): (payload: Record<string, unknown>) => string {
+  const privateKey = k.privateKey as KeyObject;
+  const key =
+    k.alg === 'HS256' ? privateKey.export() : privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const sign = createSigner({ key, algorithm: k.alg, ...(k.kid ? { kid: k.kid } : {}) });
+  return k.alg === 'ES256' ? (payload) => withLowS(sign(payload)) : sign;
+}
+
 /**
  * Holds the imported key objects so signing and verifying never re-import a JWK on the hot path.
  * `reload` re-reads the keys (rotation by another process or command): it is called at start and,
  * rate-limited, when a token names a kid we have not seen.
+ *
+ * Who signs: the JWT_KEYS key whose key_ops has "sign"; else JWT_SECRET (HS256, as GoTrue without
+ * keys); else the newest active database key (ES256, `npm run keys:rotate`). Every other key only
+ * verifies: the database keys stay valid for the tokens they signed before a switch.
  */
 export class KeyStore {
-  private signer: { kid: string; sign: (payload: Record<string, unknown>) => string } | undefined;
-  private verifiers = new Map<string, CryptoKey>();
+  private signer: { kid: string | undefined; sign: (payload: Record<string, unknown>) => string } | undefined;
+  private verifiers = new Map<string, Verifier>();
   private published: JWK[] = [];
   private lastReload = 0;
   private readonly load: () => Promise<StoredKey[]>;
+  /** Configured keys by kid, and the one an HS256 token naming no known kid is checked with. */
+  private readonly configured = new Map<string, Verifier>();
+  private readonly hmacFallback: Verifier | undefined;
+  private readonly configuredSigner: KeyStore['signer'];
+  private readonly configuredJwks: JWK[];
+  private readonly audience: string;
+  /** Every algorithm some key of ours verifies (anything else is refused by name). */
+  private readonly algorithms = new Set<string>(['ES256']);
 
-  constructor(load: () => Promise<StoredKey[]>) {
+  constructor(load: () => Promise<StoredKey[]>, options: KeyStoreOptions = {}) {
     this.load = load;
+    this.audience = options.audience ?? 'authenticated';
+    const configured = options.configured ?? [];
+    for (const k of configured) {
+      const verifier = { alg: k.alg, key: k.verifyKey, lowS: false };
+      this.algorithms.add(k.alg);
+      if (k.kid !== undefined) this.configured.set(k.kid, verifier);
+    }
+    // GoTrue: an HS256 token whose kid matches no key is checked with the secret (JWT_SECRET, or
+    // a JWT_KEYS oct key without a kid).
+    // (config.ts puts JWT_SECRET last.)
+    const hmac =
+      configured.find((k) => k.alg === 'HS256' && k.kid === undefined) ??
+      configured.findLast((k) => k.alg === 'HS256');
+    this.hmacFallback = hmac ? { alg: 'HS256', key: hmac.verifyKey, lowS: false } : undefined;
+    const signer = configured.find((k) => k.signs);
+    this.configuredSigner = signer ? { kid: signer.kid, sign: configuredSigner(signer) } : undefined;
+    this.configuredJwks = configured.flatMap((k) => (k.publicJwk ? [k.publicJwk as JWK] : []));
   }
 
   async reload(): Promise<void> {
@@ -122,15 +172,16 @@ export class KeyStore {
     const keys = [...(await this.load())].sort(
       (a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0),
     );
-    const verifiers = new Map<string, CryptoKey>();
-    const published: JWK[] = [];
-    let signer: KeyStore['signer'];
+    const verifiers = new Map<string, Verifier>();
+    const published: JWK[] = [...this.configuredJwks];
+    let signer: KeyStore['signer'] = this.configuredSigner;
     // Every key but a retired one is published and accepted, a standby key included (it is
     // published before it signs, so verifiers caching the key set know it in time); the signing key
     // is listed first, for verifiers that take the first key instead of matching the kid.
     for (const k of keys) {
       if (k.status === 'retired') continue;
-      verifiers.set(k.kid, (await importJWK(k.publicJwk as JWK, k.algorithm)) as CryptoKey);
+      const key = (await importJWK(k.publicJwk as JWK, k.algorithm)) as CryptoKey;
+      verifiers.set(k.kid, { alg: 'ES256', key, lowS: true });
       const { d: _d, ...pub } = k.publicJwk as JWK;
       const entry: JWK = { ...pub, kid: k.kid, alg: k.algorithm, use: 'sig', key_ops: ['verify'] };
       if (k.status === 'active' && !signer) {
@@ -145,30 +196,47 @@ export class KeyStore {
     this.lastReload = Date.now();
   }
 
-  /** The kid new tokens are signed with. */
+  /** The kid new tokens are signed with (undefined: JWT_SECRET without JWT_KEY_ID). */
   signingKid(): string | undefined {
     return this.signer?.kid;
+  }
+
+  /** The algorithms of the published keys (the OpenID configuration lists them). */
+  publishedAlgs(): string[] {
+    return [...new Set(this.published.map((k) => String(k.alg)))];
   }
 
   jwks(): { keys: JWK[] } {
     return { keys: this.published };
   }
 
+  /** `aud` is JWT_AUD, the audience verify() asks of user tokens. */
   sign(claims: AccessTokenClaims, issuedAt: number, expiresAt: number, issuer: string): string {
     const signer = this.signer;
     if (!signer) throw new Error('KeyStore not loaded');
-    return signer.sign({ ...claims, iss: issuer, aud: 'authenticated', iat: issuedAt, exp: expiresAt });
+    return signer.sign({ ...claims, iss: issuer, aud: this.audience, iat: issuedAt, exp: expiresAt });
   }
 
   /**
-   * Verifies signature, expiry and audience. Throws on any failure. Hardening: the algorithm is
-   * pinned to ES256 before any key is chosen (no `none`, no HS256-with-the-public-key confusion), the
-   * kid must be one of our uuids (no path/URL kids), the key comes only from our own store
-   * (embedded `jwk`/`jku`/`x5u` headers are never followed), and the signature must be low-S.
+   * Signs claims exactly as given: what the custom access-token hook answered (core/hooks), already
+   * checked against GoTrue's minimum token schema; iss, aud, iat and exp are the hook's to keep.
+   */
+  signClaims(claims: Record<string, unknown>): string {
+    const signer = this.signer;
+    if (!signer) throw new Error('KeyStore not loaded');
+    return signer.sign(claims);
+  }
+
+  /**
+   * Verifies signature, expiry and audience (JWT_AUD). Throws on any failure. Hardening: the
+   * algorithm is pinned by the key the kid names (no `none`, no HS256-with-the-public-key
+   * confusion), a database kid must be one of our uuids (no path/URL kids), the key comes only from
+   * our own store and settings (embedded `jwk`/`jku`/`x5u` headers are never followed), and a
+   * signature by our database keys must be low-S.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
     const payload = await this.verifySignature(token, {
-      audience: 'authenticated',
+      audience: this.audience,
       requiredClaims: ['exp', 'sub'],
     });
     if (typeof payload.sub !== 'string') throw new Error('invalid claim: missing sub claim');
@@ -184,25 +252,39 @@ export class KeyStore {
     return this.verifySignature(token, {});
   }
 
+  private async verifierFor(header: ProtectedHeaderParameters): Promise<Verifier | undefined> {
+    const kid = typeof header.kid === 'string' ? header.kid : undefined;
+    if (kid !== undefined) {
+      const configured = this.configured.get(kid);
+      if (configured) return configured;
+      if (KID_PATTERN.test(kid)) {
+        let key = this.verifiers.get(kid);
+        if (!key && Date.now() - this.lastReload > 10_000) {
+          await this.reload();
+          key = this.verifiers.get(kid);
+        }
+        if (key) return key;
+      }
+    }
+    return header.alg === 'HS256' ? this.hmacFallback : undefined;
+  }
+
   private async verifySignature(
     token: string,
     claims: { audience?: string; requiredClaims?: string[] },
   ): Promise<JWTPayload> {
     if (token.length > 16_384) throw new Error('token too large');
     const header = decodeProtectedHeader(token);
-    if (header.alg !== 'ES256')
-      throw new Error(`signing method ${String(header.alg).slice(0, 16)} is invalid`);
-    const kid = typeof header.kid === 'string' ? header.kid : undefined;
-    if (!kid) throw new Error('missing kid');
-    if (!KID_PATTERN.test(kid)) throw new Error('unrecognized JWT kid');
-    let key = this.verifiers.get(kid);
-    if (!key && Date.now() - this.lastReload > 10_000) {
-      await this.reload();
-      key = this.verifiers.get(kid);
+    const verifier = await this.verifierFor(header);
+    if (!verifier) {
+      if (!this.algorithms.has(String(header.alg)))
+        throw new Error(`signing method ${String(header.alg).slice(0, 16)} is invalid`);
+      throw new Error(typeof header.kid === 'string' ? 'unrecognized JWT kid' : 'missing kid');
     }
-    if (!key) throw new Error('unrecognized JWT kid');
-    if (!hasCanonicalSignature(token)) throw new Error('non-canonical (high-S) signature');
-    const { payload } = await jwtVerify(token, key, { algorithms: ['ES256'], ...claims });
+    if (header.alg !== verifier.alg)
+      throw new Error(`signing method ${String(header.alg).slice(0, 16)} is invalid`);
+    if (verifier.lowS && !hasCanonicalSignature(token)) throw new Error('non-canonical (high-S) signature');
+    const { payload } = await jwtVerify(token, verifier.key, { algorithms: [verifier.alg], ...claims });
     return payload;
   }
 }

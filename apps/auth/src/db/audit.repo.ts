@@ -25,7 +25,8 @@ export type AuditAction =
   | 'factor_deleted'
   | 'passkey_created'
   | 'passkey_updated'
-  | 'passkey_deleted';
+  | 'passkey_deleted'
+  | 'users_imported';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */
 export async function audit(

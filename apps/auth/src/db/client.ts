@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { DEFAULT_NAMESPACE, pgConnection, quoteIdent } from './namespace.ts';
 import { openDurablePglite } from './pglite-durable.ts';
 import * as schema from './schema.ts';
 
@@ -20,6 +21,8 @@ export type DbOrTx = Db | Tx;
 export type Database = {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** The schema holding every table; each connection's search_path (db/namespace.ts). */
+  namespace: string;
   /** Runs `select 1`; throws when the database is unreachable. */
   ping(): Promise<void>;
   /** The PostgreSQL pool's connections (for /metrics); undefined on PGlite (one in-process connection). */
@@ -34,18 +37,27 @@ export type OpenDatabaseOptions = {
   /** On-disk PGlite: make each commit durable (pglite-durable.ts). Default true; PGLITE_FSYNC. */
   fsync?: boolean;
   poolSize?: number;
+  /** DB_NAMESPACE: the schema every table lives in (default `auth`, see namespace.ts). */
+  namespace?: string | undefined;
 };
 
 /** The database the configuration names (the service and its CLI commands open the same one alike). */
 export function databaseOptions(config: Config): OpenDatabaseOptions {
-  return { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, fsync: config.PGLITE_FSYNC };
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    fsync: config.PGLITE_FSYNC,
+    namespace: config.DB_NAMESPACE,
+  };
 }
 
 /** PostgreSQL when a URL is given, otherwise the embedded PGlite in DATA_DIR/pglite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   if (options.databaseUrl) {
     const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
+      // Every pooled connection starts with search_path = the namespace (no extra round trip).
+      ...pgConnection(options.databaseUrl, namespace),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
       // Bounded statements: a stuck lock must become an error (→ 503), not a hung request.
@@ -65,6 +77,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       kind: 'postgres',
+      namespace,
       async ping() {
         await pool.query('select 1');
       },
@@ -94,28 +107,35 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     mkdirSync(options.dataDir, { recursive: true });
     unlock = lockDataDir(options.dataDir);
   }
-  let client: PGlite;
+  let client: PGlite | undefined;
   try {
     const dir = join(options.dataDir, 'pglite');
+    // The session's default search_path (a start parameter, so even a RESET keeps it).
+    const startParams = [...PGlite.defaultStartParams, '-c', `search_path=${namespace}`];
     client = inMemory
-      ? await PGlite.create(options.dataDir)
+      ? await PGlite.create({ dataDir: options.dataDir, startParams })
       : options.fsync === false
-        ? await PGlite.create(dir)
-        : await openDurablePglite(dir);
+        ? await PGlite.create({ dataDir: dir, startParams })
+        : await openDurablePglite(dir, ['-c', `search_path=${namespace}`]);
+    // The embedded database is ours alone: the schema exists from the start, migrated or not.
+    await client.exec(`create schema if not exists ${quoteIdent(namespace)}`);
   } catch (err) {
+    await client?.close().catch(() => {});
     unlock();
     throw err;
   }
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const pglite = client;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
+    namespace,
     async ping() {
-      await client.query('select 1');
+      await pglite.query('select 1');
     },
     poolStats: () => undefined,
     async close() {
-      if (!client.closed) await client.close();
+      if (!pglite.closed) await pglite.close();
       unlock();
     },
   };

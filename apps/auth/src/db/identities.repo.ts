@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
 import { identities, users } from './schema.ts';
-import type { IdentityRow, UserRow } from './users.repo.ts';
+import type { AudRole, IdentityRow, UserRow } from './users.repo.ts';
 
 export async function findIdentity(
   db: DbOrTx,
@@ -78,12 +78,14 @@ export async function insertProviderUser(
     provider: string;
     userMetadata: Record<string, unknown>;
     now: Date;
-  },
+  } & AudRole,
 ): Promise<UserRow> {
   const [user] = await db
     .insert(users)
     .values({
       id: randomUUID(),
+      aud: u.aud,
+      role: u.role,
       email: u.email,
       emailConfirmedAt: u.emailConfirmedAt,
       appMetadata: { provider: u.provider, providers: [u.provider] },

@@ -16,6 +16,8 @@ export async function enqueueMail(
     html: string;
     /** 'sent' for records that only exist for the dev mailbox (development SMS). */
     status?: 'pending' | 'sent';
+    /** GoTrue's email_data, when the send-email hook delivers this message. */
+    hookEmailData?: Record<string, string> | undefined;
   },
 ): Promise<string> {
   const id = randomUUID();
@@ -28,6 +30,7 @@ export async function enqueueMail(
     text: m.text,
     html: m.html,
     ...(m.status ? { status: m.status } : {}),
+    ...(m.hookEmailData ? { hookEmailData: m.hookEmailData } : {}),
   });
   return id;
 }
@@ -71,7 +74,7 @@ export async function claimDueMail(
  * and code, which must not outlive their purpose in the database or its backups (tokens themselves
  * are stored hashed). The dev mailbox keeps bodies: it is where they are read.
  */
-const blankBody = (scrub: boolean) => (scrub ? { text: '', html: '' } : {});
+const blankBody = (scrub: boolean) => (scrub ? { text: '', html: '', hookEmailData: null } : {});
 
 export async function markSent(db: DbOrTx, id: string, now: Date, scrub: boolean): Promise<void> {
   await db

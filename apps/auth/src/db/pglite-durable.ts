@@ -51,10 +51,15 @@ type EmscriptenModule = {
   };
 };
 
-/** Opens (or creates) the PGlite database in `dir`, durable as above. */
-export function openDurablePglite(dir: string): Promise<PGlite> {
+/** Opens (or creates) the PGlite database in `dir`, durable as above (plus `-c name=value` start parameters). */
+export function openDurablePglite(dir: string, extraStartParams: string[] = []): Promise<PGlite> {
   return PGlite.create({
     fs: new DurableNodeFS(dir),
-    startParams: [...PGlite.defaultStartParams.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'],
+    startParams: [
+      ...PGlite.defaultStartParams.filter((p) => p !== '-F'),
+      '-c',
+      'wal_sync_method=fsync',
+      ...extraStartParams,
+    ],
   });
 }

@@ -36,13 +36,17 @@ export async function insertPhoneUser(
     now: Date;
     /** A phone + password sign-up's argon2id hash (none for a passwordless account). */
     passwordHash?: string | null;
-  },
+    /** The id the before_user_created hook was shown (core/hooks/user-hooks.ts). */
+    id?: string | undefined;
+  } & AudRole,
 ): Promise<UserRow> {
-  const id = randomUUID();
+  const id = u.id ?? randomUUID();
   const [user] = await db
     .insert(users)
     .values({
       id,
+      aud: u.aud,
+      role: u.role,
       phone: u.phone,
       encryptedPassword: u.passwordHash ?? null,
       appMetadata: { provider: 'phone', providers: ['phone'] },
@@ -142,13 +146,17 @@ export async function insertEmailUser(
     confirmedAt: Date | null;
     confirmationSentAt: Date | null;
     now: Date;
-  },
+    /** The id the before_user_created hook was shown (core/hooks/user-hooks.ts). */
+    id?: string | undefined;
+  } & AudRole,
 ): Promise<{ user: UserRow; identity: IdentityRow }> {
-  const id = randomUUID();
+  const id = u.id ?? randomUUID();
   const [user] = await db
     .insert(users)
     .values({
       id,
+      aud: u.aud,
+      role: u.role,
       email: u.email,
       encryptedPassword: u.passwordHash,
       emailConfirmedAt: u.confirmedAt,
@@ -186,12 +194,14 @@ export async function insertEmailUser(
  */
 export async function insertAnonymousUser(
   db: DbOrTx,
-  u: { userMetadata: Record<string, unknown>; now: Date },
+  u: { userMetadata: Record<string, unknown>; now: Date; id?: string | undefined } & AudRole,
 ): Promise<UserRow> {
   const [user] = await db
     .insert(users)
     .values({
-      id: randomUUID(),
+      id: u.id ?? randomUUID(),
+      aud: u.aud,
+      role: u.role,
       isAnonymous: true,
       appMetadata: {},
       userMetadata: u.userMetadata,
@@ -319,8 +329,12 @@ export async function listUsersPage(
   return { rows, total: Number(totalRow?.n ?? 0) };
 }
 
+/** A new user's `aud` and `role`: JWT_AUD and JWT_DEFAULT_GROUP_NAME (GoTrue's), or the admin's choice of role. */
+export type AudRole = { aud: string; role: string };
+
 export type NewUser = {
   id: string;
+  aud: string;
   email: string | null;
   phone: string | null;
   passwordHash: string | null;
@@ -344,6 +358,7 @@ export async function insertUser(db: DbOrTx, u: NewUser): Promise<UserRow> {
     .insert(users)
     .values({
       id: u.id,
+      aud: u.aud,
       email: u.email,
       phone: u.phone,
       encryptedPassword: u.passwordHash,

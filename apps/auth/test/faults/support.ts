@@ -28,7 +28,8 @@ export async function createDatabase(): Promise<{
   query: pg.Pool['query'];
 }> {
   const database = await createFreshDatabase(PG_URL);
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  // The service's tables live in its namespace (DB_NAMESPACE, `auth` here): query them unqualified.
+  const pool = new pg.Pool({ connectionString: database.url, max: 2, options: '-c search_path=auth' });
   pool.on('error', () => {});
   return {
     url: database.url,

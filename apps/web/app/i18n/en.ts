@@ -300,6 +300,8 @@ export const en = {
       title: 'Error',
       alreadyRegistered: 'This email is already registered. Please sign in instead.',
       invalidCredentials: 'Invalid email or password. Please try again.',
+      breachedPassword:
+        'This password has appeared in a data breach or is too common. Please choose a different one.',
       fallback: 'An error occurred. Please try again.',
     },
     success: {

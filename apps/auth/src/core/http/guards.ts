@@ -29,16 +29,25 @@ export type ApiKeyKind = 'anon' | 'service';
 
 /**
  * The `apikey` header (or `?apikey=`): the public ANON_KEY or the SERVICE_ROLE_KEY. Records which
- * one it was on the request (`c.get('apiKey')`).
+ * one it was on the request (`c.get('apiKey')`). With API_KEY_REQUIRED=false a missing or unknown
+ * key passes unrecorded.
  */
 export function requireApiKey(config: Config): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header('apikey') ?? c.req.query('apikey');
-    if (!key) throw new AuthError('no_api_key');
+    if (!key) {
+      if (!config.API_KEY_REQUIRED) return next();
+      throw new AuthError('no_api_key');
+    }
     // Constant-time, and both comparisons always run: SERVICE_ROLE_KEY is a secret.
     const anon = safeEqual(key, config.ANON_KEY);
     const service = config.SERVICE_ROLE_KEY !== undefined && safeEqual(key, config.SERVICE_ROLE_KEY);
-    if (!anon && !service) throw new AuthError('invalid_api_key');
+    // API_KEY_REQUIRED=false is GoTrue's own behaviour: it never reads `apikey` (Supabase's gateway
+    // checks it), so a key it does not know is no key at all, neither refused nor a credential.
+    if (!anon && !service) {
+      if (!config.API_KEY_REQUIRED) return next();
+      throw new AuthError('invalid_api_key');
+    }
     // Should both keys ever be configured equal, the caller gets the lesser power.
     c.set('apiKey', anon ? 'anon' : 'service');
     return next();
@@ -77,7 +86,9 @@ export function requireAdmin(deps: Deps): MiddlewareHandler<AppEnv> {
     if (header === undefined) {
       // No Authorization: the apikey is the credential (as the gateway maps it); requireApiKey
       // already said which key it is.
-      if (c.get('apiKey') !== 'service') throw new AuthError('not_admin');
+      if (c.get('apiKey') !== 'service')
+        // Without a key check in front (API_KEY_REQUIRED=false) it is GoTrue's answer: no credential.
+        throw new AuthError(deps.config.API_KEY_REQUIRED ? 'not_admin' : 'no_authorization');
       c.set('admin', { via: 'service_role_key' });
       return next();
     }

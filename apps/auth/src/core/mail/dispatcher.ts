@@ -38,6 +38,11 @@ export function createMailDispatcher(opts: {
   clock: () => Date;
   /** How long the links and codes in a message stay valid (MAILER_OTP_EXP), in ms. */
   linkLifetimeMs: number;
+  /**
+   * The send-email hook (core/hooks/send-hooks.ts), when on: a message written with GoTrue's
+   * email_data goes to it instead of the transport, with the same retries.
+   */
+  sendHook?: ((m: { userId: string | null; emailData: Record<string, string> }) => Promise<void>) | undefined;
   pollMs?: number;
 }): MailDispatcher {
   const { db, transport, from, logger, clock } = opts;
@@ -54,7 +59,10 @@ export function createMailDispatcher(opts: {
       await Promise.all(
         batch.map(async (m) => {
           try {
-            await transport.send({ from, to: m.toAddress, subject: m.subject, text: m.text, html: m.html });
+            if (m.hookEmailData && opts.sendHook)
+              await opts.sendHook({ userId: m.userId, emailData: m.hookEmailData });
+            else
+              await transport.send({ from, to: m.toAddress, subject: m.subject, text: m.text, html: m.html });
             await markSent(db, m.id, clock(), scrub);
             logger.info({ mailId: m.id, kind: m.kind, transport: transport.kind }, 'mail sent');
           } catch (err) {

@@ -9,7 +9,21 @@
 import type { Db } from '../../db/client.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
 
-export type SmsMessage = { to: string; body: string; kind: 'mfa_phone' | 'phone_otp' };
+export type SmsMessage = {
+  to: string;
+  body: string;
+  kind: 'mfa_phone' | 'phone_otp';
+  /** For the send-SMS hook (core/hooks/send-hooks.ts), which gets the code and the user, not the text. */
+  hook?: {
+    otp: string;
+    /** The user as GoTrue's JSON, or its id (read when the hook runs). */
+    user?: Record<string, unknown> | undefined;
+    userId?: string | undefined;
+    /** GoTrue's sms_type when it sets one (`mfa`, `phone_change`). */
+    smsType?: string | undefined;
+    ip?: string | undefined;
+  };
+};
 export type SmsSender = {
   kind: string;
   /** Resolves with the provider's message id; throws when the provider refused the message. */

@@ -7,11 +7,13 @@ import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { mailLocaleFor } from '../../core/mail/locale.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import { emailQuota } from '../../core/rate-limit.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
 import { isUniqueViolation, type Tx } from '../../db/client.ts';
 import type { OneTimeTokenType } from '../../db/one-time-tokens.repo.ts';
+import type { AudRole } from '../../db/users.repo.ts';
 import { findUserByEmail, insertUser, type UserRow, updateUser } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import { type AdminContext, adminUserJson, auditAdmin, userNotFound } from './admin-users.ts';
@@ -47,6 +49,7 @@ export type LinkProperties = {
 /** A new user without a password (an invitation, a magic link to an unknown address). */
 async function insertPendingUser(
   tx: Tx,
+  who: AudRole,
   email: string,
   data: Record<string, unknown> | undefined,
   now: Date,
@@ -57,7 +60,7 @@ async function insertPendingUser(
     email,
     phone: null,
     passwordHash: extra.passwordHash ?? null,
-    role: 'authenticated',
+    ...who,
     emailConfirmedAt: null,
     phoneConfirmedAt: null,
     invitedAt: extra.invitedAt ?? null,
@@ -75,6 +78,7 @@ async function insertPendingUser(
  */
 async function inviteeFor(
   tx: Tx,
+  who: AudRole,
   email: string,
   data: Record<string, unknown> | undefined,
   now: Date,
@@ -83,7 +87,7 @@ async function inviteeFor(
   if (existing?.emailConfirmedAt) throw new AuthError('email_exists');
   if (existing)
     return updateUser(tx, existing.id, { invitedAt: now, confirmationSentAt: now, updatedAt: now });
-  return insertPendingUser(tx, email, data, now, { invitedAt: now });
+  return insertPendingUser(tx, who, email, data, now, { invitedAt: now });
 }
 
 function mapDuplicate(err: unknown): never {
@@ -134,19 +138,21 @@ export async function generateLink(
                 confirmationSentAt: now,
                 updatedAt: now,
               })
-            : await insertPendingUser(tx, email, input.data, now, { passwordHash: passwordHash as string });
+            : await insertPendingUser(tx, newUserAudRole(deps.config), email, input.data, now, {
+                passwordHash: passwordHash as string,
+              });
           tokenType = 'confirmation';
           verificationType = 'signup';
           break;
         case 'invite':
-          user = await inviteeFor(tx, email, input.data, now);
+          user = await inviteeFor(tx, newUserAudRole(deps.config), email, input.data, now);
           tokenType = 'confirmation';
           verificationType = 'invite';
           break;
         case 'magiclink':
           // An unknown address is signed up (GoTrue's magic link does the same), and an unconfirmed
           // one gets a confirmation: either way the link confirms the address and signs the user in.
-          user ??= await insertPendingUser(tx, email, input.data, now);
+          user ??= await insertPendingUser(tx, newUserAudRole(deps.config), email, input.data, now);
           if (user.emailConfirmedAt) {
             tokenType = 'recovery';
             verificationType = 'magiclink';
@@ -229,7 +235,7 @@ export async function inviteUser(
   let user: User;
   try {
     user = await deps.db.transaction(async (tx) => {
-      const invitee = await inviteeFor(tx, email, input.data, now);
+      const invitee = await inviteeFor(tx, newUserAudRole(deps.config), email, input.data, now);
       await issueEmailToken(deps, tx, {
         userId: invitee.id,
         type: 'confirmation',

@@ -282,7 +282,10 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       config,
       database,
       db: database.db,
-      keys: new KeyStore(() => listSigningKeys(database.db)),
+      keys: new KeyStore(() => listSigningKeys(database.db), {
+        configured: config.jwtKeys,
+        audience: config.JWT_AUD,
+      }),
       secrets: {
         refreshChain: await getOrCreateSecret(database.db, 'refresh_token_chain'),
         otp: await getOrCreateSecret(database.db, 'email_otp'),

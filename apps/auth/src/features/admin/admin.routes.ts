@@ -112,7 +112,7 @@ export function adminEndpoints(deps: Deps): Endpoint[] {
         ];
         c.header('X-Total-Count', String(result.total));
         c.header('Link', links.join(', '));
-        return c.json({ users: result.users, aud: 'authenticated' });
+        return c.json({ users: result.users, aud: deps.config.JWT_AUD });
       },
     }),
     defineEndpoint({

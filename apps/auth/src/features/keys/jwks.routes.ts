@@ -9,7 +9,7 @@ export function jwksEndpoints(deps: Deps): Endpoint[] {
       method: 'get',
       path: '/.well-known/jwks.json',
       access: 'public',
-      summary: 'JSON Web Key Set (ES256 public keys)',
+      summary: 'JSON Web Key Set (the public signing keys; HS256 secrets are never published)',
       handler: (c) => {
         c.header('Cache-Control', 'public, max-age=600');
         return c.json(deps.keys.jwks());
@@ -26,7 +26,7 @@ export function jwksEndpoints(deps: Deps): Endpoint[] {
         return c.json({
           issuer,
           jwks_uri: `${issuer}/.well-known/jwks.json`,
-          id_token_signing_alg_values_supported: ['ES256'],
+          id_token_signing_alg_values_supported: deps.keys.publishedAlgs(),
         });
       },
     }),

@@ -47,7 +47,7 @@ See docs/production.md, "Signing-key rotation".`;
 
 async function serviceIsUp(config: Config): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${config.PORT}/auth/v1/health`, {
+    const res = await fetch(`http://127.0.0.1:${config.PORT}${config.API_PATH}/health`, {
       signal: AbortSignal.timeout(1000),
     });
     return res.status === 200 || res.status === 503;
@@ -127,6 +127,12 @@ export async function runRotateKeys(argv: string[], env: NodeJS.ProcessEnv = pro
           );
         if (retired.length === 0 && kept.length === 0) console.log('Nothing to retire.');
       }
+      // The configured GoTrue keys outrank the database's (crypto/jwt.ts): say so, or the operator
+      // would expect this rotation to change what signs.
+      if (config.jwtKeys.some((k) => k.signs))
+        console.log(
+          'Note: JWT_KEYS or JWT_SECRET is set and signs the access tokens; the database keys below only verify.',
+        );
       for (const k of await listSigningKeys(database.db))
         console.log(`  ${k.kid}  ${k.status.padEnd(11)}  created ${k.createdAt?.toISOString() ?? '?'}`);
       return 0;

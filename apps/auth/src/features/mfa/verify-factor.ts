@@ -1,6 +1,7 @@
 // MFA challenge and verify (POST /factors/{id}/challenge, POST /factors/{id}/verify).
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
+import { mfaVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
 import { renderSecurityNotice } from '../../core/mail/notices.ts';
@@ -12,6 +13,7 @@ import {
   reserveFactorAttempt,
   smsQuota,
 } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
 import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import {
@@ -28,7 +30,7 @@ import {
   upgradeSession,
 } from '../../db/mfa.repo.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
-import type { SessionRow } from '../../db/sessions.repo.ts';
+import { deleteUserSessions, type SessionRow } from '../../db/sessions.repo.ts';
 import type { FactorRow, UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import { AMR_METHOD, assertMayProve, requireFactor } from './factors.ts';
@@ -142,10 +144,13 @@ export async function createChallenge(
         to: `+${factor.phone}`,
         body: `Your Namaa verification code is ${code}. It expires in ${Math.round(deps.config.mfa.challengeExpiry / 60)} minutes.`,
         kind: 'mfa_phone',
+        hook: { otp: code, user: userJson(user, []), smsType: 'mfa', ip: meta.ip },
       });
     } catch (err) {
       deps.logger.error({ err: (err as Error).message, sms: deps.sms.kind }, 'SMS send failed');
       await deleteChallenge(deps.db, challenge.id).catch(() => {});
+      // The send-SMS hook's own answer (a refusal, a timeout) reaches the client as GoTrue's.
+      if (err instanceof AuthError) throw err;
       throw new AuthError('sms_send_failed');
     }
     return { id: challenge.id, type: 'phone', expires_at: expiresAtSec };
@@ -216,6 +221,21 @@ export async function verifyFactor(
     throw new AuthError('mfa_challenge_expired');
   }
 
+  // GoTrue's mfa_verification_attempt hook, for code factors (TOTP and phone): told whether the code
+  // was right, it may refuse; a refusal signs the user out everywhere (403 mfa_verification_rejected).
+  const mfaHook = async (valid: boolean): Promise<void> => {
+    if (factor.factorType === 'webauthn') return;
+    const decision = await mfaVerificationAttempt(deps, {
+      userId: user.id,
+      factorId: factor.id,
+      factorType: factor.factorType,
+      valid,
+      ip: meta.ip,
+    });
+    if (!decision?.reject) return;
+    await deleteUserSessions(deps.db, user.id);
+    throw new AuthError('mfa_verification_rejected', decision.message);
+  };
   // Counted before the check, so parallel guesses cannot all slip through one free slot.
   const streak = await reserveFactorAttempt(deps, factor.id);
   let totpStep: number | undefined;
@@ -241,10 +261,13 @@ export async function verifyFactor(
       credential = await verifyWebauthn(deps.config, factor, ws, input.webauthn?.credential_response);
     }
   } catch (err) {
-    if (err instanceof AuthError && err.code === 'mfa_verification_failed')
+    if (err instanceof AuthError && err.code === 'mfa_verification_failed') {
       await recordFailure(deps, user, factor, streak, meta);
+      await mfaHook(false);
+    }
     throw err;
   }
+  await mfaHook(true);
 
   const refreshToken = randomToken(32);
   const method = AMR_METHOD[factor.factorType] as string;
@@ -280,5 +303,5 @@ export async function verifyFactor(
     await audit(tx, 'factor_verified', user.id, meta.ip, { factor_id: factor.id, type: factor.factorType });
     return row;
   });
-  return issueSession(deps, { user, session: upgraded, refreshToken });
+  return issueSession(deps, { user, session: upgraded, refreshToken, hook: { ip: meta.ip } });
 }

@@ -24,7 +24,7 @@ async function appliedCount(config: Config): Promise<number> {
   try {
     const rows = await queryRows<{ n: number | string }>(
       database.db,
-      sql`select count(*) as n from drizzle.__drizzle_migrations`,
+      sql`select count(*) as n from __drizzle_migrations`,
     );
     return Number(rows[0]?.n ?? 0);
   } finally {

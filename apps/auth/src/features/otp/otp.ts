@@ -2,13 +2,17 @@
 // through /verify (type magiclink or email). GoTrue's routing: an address with a confirmed account
 // gets a magic link; an unknown or still-unconfirmed address gets a sign-up confirmation (its link
 // and code sign in too), or, under MAILER_AUTOCONFIRM, a confirmed account and a magic link.
+import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuota, enforceOtpIpLimit } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
 import { findUserByEmail, insertEmailUser, type UserRow, updateUser } from '../../db/users.repo.ts';
@@ -44,11 +48,20 @@ export async function requestEmailOtp(
   const existing = await findUserByEmail(deps.db, email);
   if (!existing) {
     if (!input.createUser || deps.config.DISABLE_SIGNUP) return;
+    const id = randomUUID();
+    await beforeUserCreated(
+      deps,
+      candidateUser({ id, provider: 'email', email, data: input.data, now: deps.clock() }),
+      meta.ip,
+    );
     try {
-      await deps.db.transaction(async (tx) => {
-        const user = await insertPasswordlessUser(deps, tx, email, input.data, meta);
+      const created = await deps.db.transaction(async (tx) => {
+        const user = await insertPasswordlessUser(deps, tx, id, email, input.data, meta);
         await mailOtp(deps, tx, user, { ...input, email }, redirectTo, meta);
+        return user;
       });
+      deps.mail.kick();
+      await afterUserCreated(deps, userJson(created, []), meta.ip);
     } catch (err) {
       // A concurrent request created the address first: its mail is on the way; answer alike.
       if (isUniqueViolation(err)) return;
@@ -111,6 +124,7 @@ async function mailOtp(
 async function insertPasswordlessUser(
   deps: Deps,
   tx: DbOrTx,
+  id: string,
   email: string,
   data: Record<string, unknown>,
   meta: RequestMeta,
@@ -118,12 +132,14 @@ async function insertPasswordlessUser(
   const now = deps.clock();
   const autoconfirm = deps.config.MAILER_AUTOCONFIRM;
   const { user } = await insertEmailUser(tx, {
+    id,
     email,
     passwordHash: null,
     userMetadata: data,
     confirmedAt: autoconfirm ? now : null,
     confirmationSentAt: null,
     now,
+    ...newUserAudRole(deps.config),
   });
   await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email', method: 'otp' });
   return user;

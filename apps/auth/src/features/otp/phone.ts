@@ -5,10 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { otpHash } from '../../core/email-tokens.ts';
+import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { parsePhone } from '../../core/phone.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
+import { userJson } from '../../core/user-json.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
@@ -59,6 +62,8 @@ export async function sendPhoneCode(
   userId: string,
   phone: string,
   type: PhoneCodeType,
+  /** For the send-SMS hook (core/hooks): the user as GoTrue's JSON, and the caller's IP. */
+  hook?: { user?: Record<string, unknown>; ip?: string },
 ): Promise<{ messageId: string | undefined }> {
   if (deps.config.phone.testOtp.has(phone)) return { messageId: 'test-otp' };
   await smsQuota(deps);
@@ -84,10 +89,18 @@ export async function sendPhoneCode(
       to: `+${phone}`,
       body: `Your Namaa ${what} is ${code}. It expires in ${minutes} minute(s).`,
       kind: 'phone_otp',
+      hook: {
+        otp: code,
+        userId,
+        ...(type === 'phone_change' ? { smsType: 'phone_change' } : {}),
+        ...hook,
+      },
     });
   } catch (err) {
     deps.logger.error({ err: (err as Error).message, sms: deps.sms.kind }, 'SMS send failed');
     await deleteUserTokens(deps.db, userId, [type]).catch(() => {});
+    // The send-SMS hook's own answer (a refusal, a timeout) reaches the client as GoTrue's.
+    if (err instanceof AuthError) throw err;
     throw new AuthError('sms_send_failed');
   }
 }
@@ -109,19 +122,32 @@ export async function requestPhoneOtp(
   let user = await findUserByPhone(deps.db, phone);
   if (!user) {
     if (!input.createUser || deps.config.DISABLE_SIGNUP) return { messageId: unsentMessageId(deps, phone) };
+    const id = randomUUID();
+    await beforeUserCreated(
+      deps,
+      candidateUser({ id, provider: 'phone', phone, data: input.data, now: deps.clock() }),
+      meta.ip,
+    );
     try {
       user = await deps.db.transaction(async (tx) => {
-        const created = await insertPhoneUser(tx, { phone, userMetadata: input.data, now: deps.clock() });
+        const created = await insertPhoneUser(tx, {
+          id,
+          phone,
+          userMetadata: input.data,
+          now: deps.clock(),
+          ...newUserAudRole(deps.config),
+        });
         await audit(tx, 'user_signedup', created.id, meta.ip, { provider: 'phone' });
         return created;
       });
+      await afterUserCreated(deps, userJson(user, []), meta.ip);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       user = await findUserByPhone(deps.db, phone);
       if (!user) throw err;
     }
   }
-  return sendPhoneCode(deps, user.id, phone, 'sms');
+  return sendPhoneCode(deps, user.id, phone, 'sms', { user: userJson(user, []), ip: meta.ip });
 }
 
 const expired = () => new AuthError('otp_expired', 'Token has expired or is invalid');

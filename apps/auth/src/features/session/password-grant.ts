@@ -1,5 +1,6 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { isValidEmail, normalizeEmail } from '../../core/email.ts';
+import { passwordVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
 import { passwordPolicyOf, passwordProblems } from '../../core/password-policy.ts';
@@ -8,7 +9,7 @@ import { clearBackoff, enforceSigninLimits } from '../../core/rate-limit.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
-import { startPasswordSession } from '../../db/sessions.repo.ts';
+import { deleteUserSessions, startPasswordSession } from '../../db/sessions.repo.ts';
 import { findUserByPhone } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 
@@ -54,6 +55,14 @@ export async function passwordGrant(
     throw new AuthError('invalid_credentials');
   }
   const result = await verifyPassword(user.encryptedPassword, input.password);
+  // GoTrue's password_verification_attempt hook: told of the outcome, it may refuse even a right
+  // password (and sign the user out everywhere).
+  const hook = await passwordVerificationAttempt(deps, { userId: user.id, valid: result.ok, ip: meta.ip });
+  if (hook?.reject) {
+    if (hook.logoutUser) await deleteUserSessions(deps.db, user.id);
+    await audit(deps.db, 'login_failed', user.id, meta.ip, { reason: 'hook_rejected' }).catch(() => {});
+    throw new AuthError('invalid_credentials', hook.message);
+  }
   if (!result.ok) {
     await audit(deps.db, 'login_failed', user.id, meta.ip, {}).catch(() => {});
     throw new AuthError('invalid_credentials');
@@ -101,6 +110,7 @@ export async function passwordGrant(
     session,
     refreshToken,
     relations: { identities, factors },
+    hook: { ip: meta.ip },
   });
   const weak = passwordProblems(
     input.password,

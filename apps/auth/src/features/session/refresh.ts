@@ -96,7 +96,7 @@ export async function refreshGrant(deps: Deps, presented: unknown, meta?: Reques
     throw err;
   }
   if (!found) throw new AuthError('refresh_token_not_found');
-  if (found.rotated) return respond(deps, found, child);
+  if (found.rotated) return respond(deps, found, child, meta);
 
   const decision = decideReuse({
     presented,
@@ -106,7 +106,7 @@ export async function refreshGrant(deps: Deps, presented: unknown, meta?: Reques
     reuseIntervalSec: deps.config.REFRESH_TOKEN_REUSE_INTERVAL,
     secret: deps.secrets.refreshChain,
   });
-  if (decision.kind === 'return-active') return respond(deps, found, decision.token);
+  if (decision.kind === 'return-active') return respond(deps, found, decision.token, meta);
   if (decision.kind === 'revoke-family') {
     // The revocation and its audit row commit together (reuse = a likely stolen token).
     const { session, user } = found;
@@ -126,12 +126,18 @@ export async function refreshGrant(deps: Deps, presented: unknown, meta?: Reques
   throw new AuthError('session_not_found', 'Invalid Refresh Token: No Valid Session Found', { status: 400 });
 }
 
-function respond(deps: Deps, found: RefreshOutcome, token: string): Promise<Session> {
+function respond(
+  deps: Deps,
+  found: RefreshOutcome,
+  token: string,
+  meta: RequestMeta | undefined,
+): Promise<Session> {
   // The rotation statement read the relations too: no further query.
   return issueSession(deps, {
     user: found.user,
     session: found.session,
     refreshToken: token,
     relations: found,
+    hook: { method: 'token_refresh', ip: meta?.ip },
   });
 }

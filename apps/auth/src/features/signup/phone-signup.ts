@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { Session, User } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import { parsePhone } from '../../core/phone.ts';
 import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
@@ -14,6 +15,7 @@ import { fakeUserJson, userJson } from '../../core/user-json.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
+import type { AudRole } from '../../db/users.repo.ts';
 import {
   confirmPhone,
   findUserByPhone,
@@ -59,7 +61,7 @@ export async function signUpWithPhone(
   if (existing?.phoneConfirmedAt) {
     if (autoconfirm || deps.config.MAILER_AUTOCONFIRM) throw new AuthError('user_already_exists');
     await audit(deps.db, 'user_repeated_signup', existing.id, meta.ip, { provider: 'phone' });
-    return fakePhoneUser(randomUUID(), phone, input.data, deps.clock());
+    return fakePhoneUser(randomUUID(), phone, input.data, deps.clock(), newUserAudRole(deps.config));
   }
   const now = deps.clock();
   let user: UserRow;
@@ -78,7 +80,13 @@ export async function signUpWithPhone(
         await audit(tx, 'user_confirmation_requested', existing.id, meta.ip, { provider: 'phone' });
         return autoconfirm ? confirmPhone(tx, updated, now) : updated;
       }
-      const created = await insertPhoneUser(tx, { phone, userMetadata: input.data, now, passwordHash });
+      const created = await insertPhoneUser(tx, {
+        phone,
+        userMetadata: input.data,
+        now,
+        passwordHash,
+        ...newUserAudRole(deps.config),
+      });
       await audit(tx, 'user_signedup', created.id, meta.ip, { provider: 'phone' });
       if (autoconfirm) return confirmPhone(tx, created, now);
       return updateUser(tx, created.id, { confirmationSentAt: now });
@@ -111,9 +119,15 @@ export async function signUpWithPhone(
 }
 
 /** GoTrue's answer to a repeated sign-up of a confirmed number: a made-up user, no identities. */
-function fakePhoneUser(id: string, phone: string, data: Record<string, unknown>, now: Date): User {
+function fakePhoneUser(
+  id: string,
+  phone: string,
+  data: Record<string, unknown>,
+  now: Date,
+  who: AudRole,
+): User {
   return {
-    ...fakeUserJson(id, '', data, now),
+    ...fakeUserJson(id, '', data, now, who),
     phone,
     app_metadata: { provider: 'phone', providers: ['phone'] },
   };

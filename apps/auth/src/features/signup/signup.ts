@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { assertNotBreached } from '../../core/breached-passwords.ts';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session, User } from '../../core/http/response-schemas.ts';
 import { MAX_METADATA_BYTES } from '../../core/http/schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
 import { emailQuotaLimits, enforceOtpIpLimit, enforceRateLimits, type Limit } from '../../core/rate-limit.ts';
@@ -41,6 +44,7 @@ export async function signUp(
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
   assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), { email: input.email });
   const email = parseEmail(input.email);
+  await assertNotBreached(deps, input.password);
   // The language of the confirmation mail, remembered in user_metadata.locale for later mail.
   const { locale, metadata: data } = signupLocale(
     input.data ?? {},
@@ -71,15 +75,19 @@ export async function signUp(
   // Hash before opening the transaction: the slow part never holds a connection or the PGlite lock.
   const passwordHash = await hashPassword(input.password);
   const now = deps.clock();
+  const id = randomUUID();
+  await beforeUserCreated(deps, candidateUser({ id, provider: 'email', email, data, now }), meta.ip);
   try {
     const result = await deps.db.transaction(async (tx) => {
       const { user, identity } = await insertEmailUser(tx, {
+        id,
         email,
         passwordHash,
         userMetadata: data,
         confirmedAt: autoconfirm ? now : null,
         confirmationSentAt: autoconfirm ? null : now,
         now,
+        ...newUserAudRole(deps.config),
       });
       await audit(tx, 'user_signedup', user.id, meta.ip, { provider: 'email' });
       if (!autoconfirm) {
@@ -98,16 +106,16 @@ export async function signUp(
       const session = await startSession(deps, tx, lastSignIn, 'password', meta);
       return { user: lastSignIn, identity, session };
     });
-    if (!result.session) {
-      deps.mail.kick();
-      return userJson(result.user, [result.identity]);
-    }
+    if (!result.session) deps.mail.kick();
+    await afterUserCreated(deps, userJson(result.user, [result.identity]), meta.ip);
+    if (!result.session) return userJson(result.user, [result.identity]);
     // A new account: its one identity, no factors (no need to read them back).
     return await issueSession(deps, {
       user: result.user,
       session: result.session.session,
       refreshToken: result.session.refreshToken,
       relations: { identities: [result.identity], factors: [] },
+      hook: { ip: meta.ip },
     });
   } catch (err) {
     // A concurrent sign-up of the same address won the unique index: answer as for a duplicate,
@@ -153,7 +161,7 @@ async function repeatedSignup(
   if (user.emailConfirmedAt) {
     if (deps.config.MAILER_AUTOCONFIRM) throw new AuthError('user_already_exists');
     await audit(deps.db, 'user_repeated_signup', user.id, meta.ip, { provider: 'email' });
-    return fakeUserJson(randomUUID(), email, data, deps.clock());
+    return fakeUserJson(randomUUID(), email, data, deps.clock(), newUserAudRole(deps.config));
   }
   // Unconfirmed: the newest sign-up replaces the pending one, password and metadata included, and
   // its fresh link replaces the earlier one (one confirmation token per account). Keeping the first

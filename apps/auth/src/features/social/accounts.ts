@@ -7,6 +7,7 @@
 //   such a collision is refused with email_exists;
 // - otherwise a new user.
 import type { Deps, RequestMeta } from '../../core/deps.ts';
+import { newUserAudRole } from '../../core/new-user.ts';
 import { audit } from '../../db/audit.repo.ts';
 import type { DbOrTx } from '../../db/client.ts';
 import {
@@ -79,6 +80,7 @@ export async function accountForProfile(
     provider,
     userMetadata: profile.data,
     now,
+    ...newUserAudRole(deps.config),
   });
   await insertIdentity(tx, {
     userId: user.id,

@@ -14,7 +14,12 @@ const FRESH_SESSION_MS = 24 * 3600 * 1000;
 /** GET /reauthenticate: mails the signed-in user a 6-digit nonce for `PUT /user {password, nonce}`. */
 export async function requestReauthentication(deps: Deps, user: UserRow, meta: RequestMeta): Promise<void> {
   const email = user.email;
-  if (!email) throw new AuthError('validation_failed', 'Reauthentication requires an email address');
+  // GoTrue's words (its phone users get an SMS; here reauthentication codes go by mail only).
+  if (!email)
+    throw new AuthError(
+      'validation_failed',
+      'Reauthentication requires the user to have an email or a phone number',
+    );
   await enforceOtpIpLimit(deps, meta.ip);
   await emailQuota(deps, email);
   const now = deps.clock();

@@ -1,3 +1,4 @@
+import { assertNotBreached } from '../../core/breached-passwords.ts';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import type { User } from '../../core/http/response-schemas.ts';
@@ -98,6 +99,7 @@ export async function updateCurrentUser(
     assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), {
       email: user.email ?? undefined,
     });
+    await assertNotBreached(deps, input.password);
     if (needsNonce) await checkNonceGiven(deps, user, input.nonce);
     if (user.encryptedPassword && (await verifyPassword(user.encryptedPassword, input.password)).ok)
       throw new AuthError('same_password');

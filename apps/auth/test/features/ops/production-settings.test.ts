@@ -1,11 +1,14 @@
 // Issue #25: production refusals and warnings (SITE_URL, MAIL_FROM, the development ANON_KEY),
 // TRUST_PROXY validated at start-up, and one warning when forwarded headers come from an untrusted peer.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig, trustProxyProblem } from '../../../src/config.ts';
 import {
   ANON_KEY,
   freePort,
   MAIN,
+  repoRoot,
   runEntry,
   serviceEnv,
   spawnEntry,
@@ -179,3 +182,38 @@ it('in production: one warning for X-Forwarded-For from a peer not in TRUST_PROX
   // The development ANON_KEY is warned about at start, as JSON.
   expect(proc.stdout()).toMatch(/"level":40[^\n]*"msg":"ANON_KEY is the development key/);
 }, 120_000);
+
+it('in production with DATA_DIR inside the checkout (like the default ./data): starts, and warns once as JSON', async () => {
+  // Relative, as the default is, and git-ignored (under node_modules), so the test leaves the tree clean.
+  const relative = `node_modules/.namaa-test-data-${process.pid}-${Date.now()}`;
+  const absolute = join(repoRoot, relative);
+  cleanups.push(() => rmSync(absolute, { recursive: true, force: true }));
+  const port = await freePort();
+  const proc = spawnEntry(
+    process.execPath,
+    [MAIN],
+    serviceEnv(port, {
+      ...production,
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      DATA_DIR: relative,
+      ANON_KEY,
+      LOG_LEVEL: 'info',
+    }),
+  );
+  cleanups.push(() => proc.killGroup());
+  // A fresh on-disk database: 75 s measured to healthy on the loaded two-core machine (10 s idle).
+  await waitHealthy(proc, port, 150_000);
+  proc.child.kill('SIGTERM');
+  await proc.exited;
+  const warnings = proc
+    .stdout()
+    .split('\n')
+    .filter((l) => l.includes('is inside the checkout'))
+    .map((l) => JSON.parse(l));
+  expect(warnings).toEqual([
+    expect.objectContaining({
+      level: 40,
+      msg: `DATA_DIR=${absolute} is inside the checkout, where \`git clean -fdx\` during an upgrade deletes the database: set DATA_DIR outside it (e.g. /var/lib/namaa)`,
+    }),
+  ]);
+}, 200_000);

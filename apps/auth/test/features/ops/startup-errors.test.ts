@@ -3,7 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterEach, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../../src/db/client.ts';
 import { freePort, MAIN, runEntry, serviceEnv, tempDir } from '../../support/entry-process.ts';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -13,8 +15,8 @@ afterEach(async () => {
 // Each test spawns real processes: on a loaded two-core machine a start alone can take 20 s or more.
 vi.setConfig({ testTimeout: 120_000 });
 
-async function start(env: Record<string, string>) {
-  const r = await runEntry(process.execPath, [MAIN], serviceEnv(0, env), 45_000);
+async function start(env: Record<string, string>, timeoutMs = 45_000) {
+  const r = await runEntry(process.execPath, [MAIN], serviceEnv(0, env), timeoutMs);
   return { ...r, lines: r.stderr.trim().split('\n') };
 }
 
@@ -90,3 +92,26 @@ it('a port already in use: one line naming PORT', async () => {
     `Cannot listen on PORT=${port} (HOST=127.0.0.1): already in use: set PORT to another port`,
   );
 });
+
+it('a DB_NAMESPACE that is not a schema name: one line naming DB_NAMESPACE, exit 1, nothing created', async () => {
+  const r = await start({ DATA_DIR: '/nonexistent-never-created', DB_NAMESPACE: 'Auth; drop schema public' });
+  expect(r.status).toBe(1);
+  expect(r.lines).toEqual([
+    'Invalid configuration: DB_NAMESPACE: "Auth; drop schema public" is not a schema name (lower-case letters, digits and _, not starting with a digit, at most 63)',
+  ]);
+});
+
+it("a DB_NAMESPACE whose users table is another service's (e.g. GoTrue's auth.users): one line, exit 1", async () => {
+  const dir = tempDir();
+  cleanups.push(dir.remove);
+  // An embedded database holding a foreign `elsewhere.users`, made as the service would open it.
+  const foreign = await openDatabase({ dataDir: dir.path, namespace: 'elsewhere', fsync: false });
+  await foreign.db.execute(sql`create table users (id uuid primary key, instance_id uuid)`);
+  await foreign.close();
+  // Opening an on-disk database: over 45 s on the loaded two-core machine.
+  const r = await start({ DATA_DIR: dir.path, DB_NAMESPACE: 'elsewhere' }, 100_000);
+  expect(r.status).toBe(1);
+  expect(r.lines).toEqual([
+    `Cannot use DATA_DIR=${dir.path} for the embedded database: schema elsewhere already holds a users table this service did not create (another auth service's?): set DB_NAMESPACE to a schema of its own`,
+  ]);
+}, 180_000);

@@ -1,8 +1,16 @@
 export type AuthErrorMessages = {
   alreadyRegistered: string;
   invalidCredentials: string;
+  /** GoTrue's weak_password reason `pwned`: a breached (or very common) password, said in words. */
+  breachedPassword: string;
   fallback: string;
 };
+
+/** auth-js's AuthWeakPasswordError carries the service's `weak_password.reasons`. */
+function weakPasswordReasons(error: unknown): string[] {
+  const reasons = error && typeof error === 'object' && 'reasons' in error ? error.reasons : undefined;
+  return Array.isArray(reasons) ? reasons.filter((r): r is string => typeof r === 'string') : [];
+}
 
 /**
  * The HTTP status an auth-js error carries (0 when the request never got an answer), if any.
@@ -33,6 +41,7 @@ function isUnreachable(error: unknown): boolean {
  */
 export function authErrorMessage(error: unknown, messages: AuthErrorMessages): string {
   if (isUnreachable(error)) return messages.fallback;
+  if (weakPasswordReasons(error).includes('pwned')) return messages.breachedPassword;
   const raw =
     typeof error === 'string'
       ? error

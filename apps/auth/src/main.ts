@@ -21,7 +21,6 @@ import { getOrCreateSecret } from './db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from './db/signing-keys.repo.ts';
 import { sweepExpiredFactors } from './features/mfa/factors.ts';
 import { onlineBackupResponder } from './features/ops/online-backup.ts';
-import { sweepPasskeyChallenges } from './features/passkeys/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 export type StartOptions = {
@@ -175,10 +174,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const factorSweeper = setInterval(() => {
     sweepExpiredFactors(deps).catch((err) =>
       logger.warn({ err: (err as Error).message }, 'expired factor sweep failed'),
-    );
-    // Unfinished passkey ceremonies (each lives WEBAUTHN_CHALLENGE_EXPIRY_DURATION).
-    sweepPasskeyChallenges(deps).catch((err) =>
-      logger.warn({ err: (err as Error).message }, 'expired passkey challenge sweep failed'),
     );
   }, factorSweepMs);
   factorSweeper.unref();

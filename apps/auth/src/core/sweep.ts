@@ -11,6 +11,7 @@ import {
   sweepExpiredFlowStates,
   sweepExpiredOAuthStates,
   sweepExpiredOneTimeTokens,
+  sweepExpiredPasskeyChallenges,
   sweepInactiveSessions,
   sweepNotAfterSessions,
   sweepOldBackoffs,
@@ -109,6 +110,12 @@ export function sweepTasks(config: Config): SweepTask[] {
       table: 'mfa_challenges',
       cutoff: (now) => ago(now, r.expiredTokens * 1000),
       statement: sweepExpiredChallenges,
+    },
+    {
+      name: 'expired_passkey_challenges',
+      table: 'passkey_challenges',
+      cutoff: (now) => ago(now, r.expiredTokens * 1000),
+      statement: sweepExpiredPasskeyChallenges,
     },
     {
       name: 'audit_log',

@@ -1,6 +1,6 @@
 // Passkeys (WebAuthn credentials that sign in on their own) and their open ceremonies.
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, isNull, lt } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
 import { passkeyChallenges, passkeys } from './schema.ts';
 
@@ -133,9 +133,4 @@ export async function consumePasskeyChallenge(
     )
     .returning();
   return row;
-}
-
-/** The periodic sweep: ceremonies nobody finished. */
-export async function deleteExpiredPasskeyChallenges(db: DbOrTx, before: Date): Promise<void> {
-  await db.delete(passkeyChallenges).where(lt(passkeyChallenges.expiresAt, before));
 }

@@ -115,6 +115,8 @@ export const sweepExpiredFlowStates = byTime('flow_state', 'expires_at');
 export const sweepExpiredOAuthStates = byTime('oauth_states', 'expires_at');
 /** MFA challenges never verified, expired before `before`. */
 export const sweepExpiredChallenges = byTime('mfa_challenges', 'expires_at');
+/** Passkey ceremonies nobody finished (features/passkeys), by their expiry. */
+export const sweepExpiredPasskeyChallenges = byTime('passkey_challenges', 'expires_at');
 /** Audit rows written before `before` (AUDIT_LOG_RETENTION_DAYS). */
 export const sweepAuditLog = byTime('audit_log_entries', 'created_at');
 

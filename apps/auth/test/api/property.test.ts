@@ -10,7 +10,7 @@ let accessToken: string;
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
 
 beforeAll(async () => {
-  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
+  t = await startTestServer({ MAILER_AUTOCONFIRM: 'true', PASSKEY_ENABLED: 'true' });
   const { data } = await t.client().auth.signUp({ email: uniqueEmail('prop'), password: 'correct horse' });
   accessToken = data.session?.access_token as string;
 });
@@ -35,6 +35,7 @@ const FIELDS = [
   'factor_type',
   'friendly_name',
   'challenge_id',
+  'credential',
   'code',
   'nonce',
   'gotrue_meta_security',
@@ -120,6 +121,12 @@ const ENDPOINTS: Array<{ method: string; path: string; auth?: boolean }> = [
   { method: 'POST', path: '/factors/not-a-uuid/verify', auth: true },
   { method: 'DELETE', path: '/factors/00000000-0000-0000-0000-000000000000', auth: true },
   { method: 'GET', path: '/settings' },
+  { method: 'POST', path: '/passkeys/authentication/options' },
+  { method: 'POST', path: '/passkeys/authentication/verify' },
+  { method: 'POST', path: '/passkeys/registration/options', auth: true },
+  { method: 'POST', path: '/passkeys/registration/verify', auth: true },
+  { method: 'PATCH', path: '/passkeys/00000000-0000-0000-0000-000000000000', auth: true },
+  { method: 'DELETE', path: '/passkeys/not-a-uuid', auth: true },
 ];
 
 async function expectWellFormed(res: Response, what: string) {

@@ -191,7 +191,6 @@ describe(`query plans at ${USERS.toLocaleString('en')} accounts`, () => {
       });
       await passkeys.consumePasskeyChallenge(db, c.id, 'registration', u(27));
     });
-    await run('expired passkey challenges (sweep)', (db) => passkeys.deleteExpiredPasskeyChallenges(db, now));
     await run('queued mail (metrics)', (db) => outbox.countQueuedMail(db));
     // Links and codes, PKCE.
     await run('replace one-time token', (db) =>

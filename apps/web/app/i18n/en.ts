@@ -310,6 +310,16 @@ export const en = {
       signInTitle: 'Welcome back!',
       signInText: "You've successfully signed in.",
     },
+    passkey: {
+      or: 'or',
+      signIn: 'Sign in with a passkey',
+      signInFailed: 'That passkey could not sign you in. Try again, or sign in with your email and password.',
+      cancelled: 'Passkey sign-in was cancelled.',
+      unsupported: 'This browser does not support passkeys.',
+      add: 'Add a passkey',
+      added: 'Passkey added. Next time, sign in with it instead of your password.',
+      addFailed: 'The passkey could not be added. Please try again.',
+    },
   },
   account: {
     forgotLink: 'Forgot password?',

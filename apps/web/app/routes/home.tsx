@@ -4,6 +4,7 @@ import { SiteFooter } from '~/components/layout/site-footer.tsx';
 import { SiteNav } from '~/components/layout/site-nav.tsx';
 import { localeFromPathname } from '~/config/locales.ts';
 import { paths } from '~/config/paths.ts';
+import { PasskeyRegister } from '~/features/auth/components/passkey-register.tsx';
 import { noticeFor } from '~/features/auth/lib/notice.ts';
 import { BusinessSection } from '~/features/marketing/components/business-section.tsx';
 import { ChallengeSection } from '~/features/marketing/components/challenge-section.tsx';
@@ -50,7 +51,7 @@ export default function HomeRoute() {
     <>
       {/* fullLayoutScript runs in the navigation's inline script (one CSP hash fewer), still before
           <main> is parsed. */}
-      <SiteNav pageScript={fullLayoutScript} />
+      <SiteNav pageScript={fullLayoutScript} signedInExtra={<PasskeyRegister />} />
       <main id="main">
         <HeroSection />
         <ChallengeSection />

@@ -17,7 +17,6 @@ import { listFactors } from '../../db/mfa.repo.ts';
 import {
   consumePasskeyChallenge,
   countPasskeys,
-  deleteExpiredPasskeyChallenges,
   deleteUserPasskey,
   findPasskeyByCredentialId,
   insertPasskey,
@@ -348,9 +347,4 @@ export async function deletePasskey(
     return gone;
   });
   if (!deleted) throw passkeyNotFound();
-}
-
-/** Deletes ceremonies nobody finished (main.ts runs it with the other sweeps). */
-export function sweepPasskeyChallenges(deps: Deps): Promise<void> {
-  return deleteExpiredPasskeyChallenges(deps.db, deps.clock());
 }

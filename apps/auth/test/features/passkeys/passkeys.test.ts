@@ -2,10 +2,11 @@
 // authenticator (support/virtual-authenticator.ts): registration, the two-step discoverable
 // sign-in, list / rename / delete, the admin list and delete; single use of every challenge, 20
 // parallel sign-ins with one assertion, unknown and forged credentials alike, bad input, the cap,
-// anonymous users, and GoTrue's answers with passkeys off.
+// anonymous users, aal2 with MFA on, and GoTrue's answers with passkeys off.
 import { createClient } from '@supabase/supabase-js';
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
+import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passkeyChallenges } from '../../../src/db/schema.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
@@ -362,6 +363,30 @@ describe('management', () => {
     // With the anon key (a browser's), the admin routes are refused.
     const res = await t.api(`/admin/users/${userId}/passkeys`);
     expect(res.status).toBe(403);
+  });
+});
+
+describe('with MFA on', () => {
+  it('registering and deleting a passkey need an aal2 session (403 insufficient_aal from aal1)', async () => {
+    const { sb, passkeyId } = await accountWithPasskey();
+    const { data: user } = await sb.auth.getUser();
+    const enrolled = await sb.auth.mfa.enroll({ factorType: 'totp' });
+    const factor = enrolled.data as { id: string; totp: { secret: string } };
+    const code = await generate({ secret: factor.totp.secret, epoch: Math.floor(Date.now() / 1000) });
+    expect((await sb.auth.mfa.challengeAndVerify({ factorId: factor.id, code })).error).toBeNull();
+    // A fresh password sign-in is aal1 until its second factor.
+    const aal1 = t.client();
+    expect(
+      (await aal1.auth.signInWithPassword({ email: user.user?.email as string, password: PASSWORD })).error,
+    ).toBeNull();
+    expect((await aal1.auth.passkey.startRegistration()).error).toMatchObject({
+      status: 403,
+      code: 'insufficient_aal',
+    });
+    expect((await aal1.auth.passkey.delete({ passkeyId })).error).toMatchObject({ status: 403 });
+    // The aal2 session may.
+    expect((await sb.auth.passkey.startRegistration()).error).toBeNull();
+    expect((await sb.auth.passkey.delete({ passkeyId })).error).toBeNull();
   });
 });
 

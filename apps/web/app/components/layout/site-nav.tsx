@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Button, buttonVariants } from '~/components/ui/button.tsx';
 import { LogOut, Menu, X } from '~/components/ui/icons.tsx';
 import { paths, type SectionId } from '~/config/paths.ts';
@@ -39,10 +39,13 @@ export const navSections = [
 export function SiteNav({
   pageScript,
   page = 'home',
+  signedInExtra,
 }: {
   pageScript?: string;
   /** The page the language link points to in the other edition. */
   page?: SwitcherPage;
+  /** More controls for a signed-in visitor, before Sign Out (the home page: Add a passkey). */
+  signedInExtra?: ReactNode;
 } = {}) {
   const m = useMessages();
   const locale = useLocale();
@@ -129,6 +132,7 @@ export function SiteNav({
           <span className="sr-only">{m.nav.signedInAs} </span>
           <bdi data-testid="nav-email">{signedIn.email}</bdi>
         </a>
+        {signedInExtra}
         <Button variant="outline" size="sm" className="text-white" onClick={signOut} disabled={signingOut}>
           <LogOut aria-hidden="true" className="rtl:-scale-x-100" />
           {m.nav.signOut}

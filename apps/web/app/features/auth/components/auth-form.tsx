@@ -6,6 +6,7 @@ import { Label } from '~/components/ui/label.tsx';
 import { type AuthMode, paths, safeNextPath } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
 import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
+import { PasskeySignIn } from '~/features/auth/components/passkey-sign-in.tsx';
 import { ResendConfirmation } from '~/features/auth/components/resend-confirmation.tsx';
 import { SocialButtons } from '~/features/auth/components/social-buttons.tsx';
 import {
@@ -32,7 +33,10 @@ type ResendOffer =
   | { email: string; reason: 'signed-up' | 'unconfirmed' }
   | { email?: undefined; reason: 'link' };
 
-/** The /auth screen (spec §2, §4, §5, §8): sign in or sign up with email and password. */
+/**
+ * The /auth screen (spec §2, §4, §5, §8): sign in or sign up with email and password; signing in
+ * may also use a passkey (PasskeySignIn).
+ */
 export function AuthForm({ initialMode }: AuthFormProps) {
   const m = useMessages();
   const locale = useLocale();
@@ -256,6 +260,13 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           {submitting ? m.auth.pending : copy.submit}
         </Button>
       </form>
+      {mode === 'signin' ? (
+        <PasskeySignIn
+          disabled={submitting || !hydrated}
+          onBusy={setSubmitting}
+          onError={(message) => fail(message)}
+        />
+      ) : null}
       {hydrated ? <SocialButtons disabled={submitting} /> : null}
       {resendOffer ? (
         <ResendConfirmation

@@ -15,6 +15,7 @@ import {
 } from './support/browser.ts';
 import { type Mailbox, startMailbox } from './support/mailbox.ts';
 import { type Product, startProduct } from './support/product.ts';
+import { addVirtualAuthenticator } from './support/virtual-authenticator.ts';
 
 const ANON_KEY = 'sb_publishable_namaa_development_key';
 const PASSWORD = 'correct-horse-7';
@@ -406,18 +407,7 @@ describe('sign-in with a WebAuthn factor', () => {
       .resolve('@supabase/supabase-js/dist/umd/supabase.js');
     const context = await browser.newContext({ ...desktop, bypassCSP: true });
     const p = await context.newPage();
-    const cdp = await context.newCDPSession(p);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, p);
     const email = newEmail('webauthn');
     // Enrol the key with the client's own helper (a separate, non-persisting client on the page).
     await p.goto(`${keyed.origin}/`, { waitUntil: 'domcontentloaded' });

@@ -19,6 +19,7 @@ import { createLogger } from '../apps/auth/src/logger.ts';
 import { type RunningServer, startServer } from '../apps/auth/src/main.ts';
 import { startSmtpInbox } from '../apps/auth/test/support/smtp-inbox.ts';
 import { desktop, launchBrowser, mobile, recordConsole } from './support/browser.ts';
+import { addVirtualAuthenticator } from './support/virtual-authenticator.ts';
 
 const PASSWORD = 'Account-Page-e2e-91';
 const root = join(import.meta.dirname, '..');
@@ -274,18 +275,7 @@ describe('the account page', { timeout: 240_000 }, () => {
     for (const e of editions) {
       const email = await account(`acct-key-${e.locale}`);
       const { context, page } = await newPage();
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('WebAuthn.enable');
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: {
-          protocol: 'ctap2',
-          transport: 'internal',
-          hasResidentKey: true,
-          hasUserVerification: true,
-          isUserVerified: true,
-          automaticPresenceSimulation: true,
-        },
-      });
+      await addVirtualAuthenticator(context, page);
       const log = recordConsole(page);
       await signInToAccount(page, e, email);
       const section = page.getByTestId('account-mfa');

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { desktop, interactAndHydrate, launchBrowser } from './support/browser.ts';
 import { type Product, startProduct } from './support/product.ts';
+import { addVirtualAuthenticator } from './support/virtual-authenticator.ts';
 
 let product: Product;
 let browser: Browser;
@@ -19,18 +20,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   context = await browser.newContext(desktop);
   page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await addVirtualAuthenticator(context, page);
 });
 afterAll(async () => {
   await browser?.close();

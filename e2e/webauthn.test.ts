@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from './support/browser.ts';
 import { type Product, startProduct } from './support/product.ts';
+import { addVirtualAuthenticator } from './support/virtual-authenticator.ts';
 
 const umd = createRequire(import.meta.url).resolve('@supabase/supabase-js/dist/umd/supabase.js');
 const ANON_KEY = 'sb_publishable_namaa_development_key';
@@ -24,18 +25,7 @@ describe('WebAuthn MFA factor', () => {
   it('enrols and verifies with a virtual authenticator, reaching aal2 with amr mfa/webauthn (create, then request)', async () => {
     const context = await browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     await page.goto(`${product.origin}/`, { waitUntil: 'domcontentloaded' });
     await page.addScriptTag({ path: umd });
     const email = `webauthn-${Date.now()}@example.com`;

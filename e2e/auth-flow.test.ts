@@ -117,7 +117,7 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     await page.getByRole('button', { name: 'Already have an account? Sign in' }).click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
     await toast(page, 'Error').filter({ hasText: 'Email not confirmed' }).waitFor();
     expect(await page.getByTestId('auth-error').textContent()).toBe('Email not confirmed');
   });
@@ -165,14 +165,14 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     expect(await page.getByLabel('Password').getAttribute('autocomplete')).toBe('current-password');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('wrong-password');
-    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
     await toast(page, 'Error').filter({ hasText: 'Invalid email or password. Please try again.' }).waitFor();
     expect(await page.getByTestId('auth-error').textContent()).toBe(
       'Invalid email or password. Please try again.',
     );
 
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
     await page.waitForURL(`${product.origin}/`);
     await toast(page, 'Welcome back!').filter({ hasText: "You've successfully signed in." }).waitFor();
     expect(await page.getByTestId('nav-email').first().textContent()).toBe(email);
@@ -186,7 +186,7 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     await openAuth(page);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
     await page.waitForURL(`${product.origin}/`);
     await waiting.waitForURL(`${product.origin}/`, { timeout: 15_000 });
     await waiting.close();

@@ -129,7 +129,7 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
     `insert into passkey_challenges (id, user_id, challenge_type, challenge, expires_at, created_at)
      select ${id('f4000000', 'i')}, ${id('a0000000', 'i')}, 'registration', left(md5('ch' || i) || md5(i || 'ch'), 43),
        case when ${dueCase('i')} then ${ago(30, 'i')} - interval '2 days' else now() + interval '5 minutes' end, now()
-     from ${users} where i % 50 = 6`,
+     from ${users} where i % 5 = 4`,
     `insert into mfa_challenges (id, factor_id, ip_address, expires_at, created_at)
      select ${id('f2000000', 'i')}, ${id('f1000000', 'i')}, '203.0.113.9',
        case when ${dueCase('i')} then ${ago(30, 'i')} - interval '2 days' else now() + interval '5 minutes' end, now()

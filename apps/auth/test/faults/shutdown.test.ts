@@ -1,6 +1,7 @@
 // Graceful SIGTERM (in-flight requests finish, new ones are refused, exit within 10 s) and two
 // processes on one PGlite data directory (the second refuses to start with a clear message).
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -13,6 +14,17 @@ const dataDir = () => {
   dirs.push(d);
   return d;
 };
+/**
+ * A request on a NEW connection (fetch would reuse an idle keep-alive socket, which a draining server
+ * still answers, with `Connection: close`, so a proxy is never cut off mid-request).
+ */
+const onNewConnection = (url: string) =>
+  new Promise<number | undefined>((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject);
+  });
 afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.kill()));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -32,7 +44,7 @@ it('SIGTERM: the request in flight completes, new connections are refused, exit 
   const signalAt = performance.now();
   svc.child.kill('SIGTERM');
   await sleep(200);
-  await expect(fetch(`${svc.url}/auth/v1/health`)).rejects.toThrow();
+  await expect(onNewConnection(`${svc.url}/auth/v1/health`)).rejects.toThrow();
   const res = await inFlight;
   expect(res.status).toBe(200);
   expect((await res.json()).access_token).toBeTruthy();

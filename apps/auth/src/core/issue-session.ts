@@ -53,7 +53,7 @@ export async function signAccessToken(
     // The hook sees the claims in GoTrue's order and shape, registered claims included.
     const custom = await customizeClaims(deps, {
       userId: user.id,
-      claims: { aud: 'authenticated', exp: expiresAt, iat: now, iss: issuerFor(deps), ...claims },
+      claims: { aud: deps.config.JWT_AUD, exp: expiresAt, iat: now, iss: issuerFor(deps), ...claims },
       authenticationMethod: hookInput?.method ?? authenticationMethod(session.amr),
       ip: hookInput?.ip,
     });

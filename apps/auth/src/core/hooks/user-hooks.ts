@@ -3,15 +3,20 @@
 // `{"error": {"http_code": 4xx, "message": "…"}}`; the second is told once it exists. Both run outside
 // any transaction (GoTrue's rule): a slow hook holds no connection, nor PGlite's lock.
 
+import type { AudRole } from '../../db/users.repo.ts';
 import type { Deps } from '../deps.ts';
 import type { User } from '../http/response-schemas.ts';
 import { runHook } from './hooks.ts';
 
 type HookDeps = Pick<Deps, 'config' | 'db' | 'logger' | 'clock'>;
 
-/** The User JSON of an account not yet written, as GoTrue hands it to before_user_created. */
+/**
+ * The User JSON of an account not yet written, as GoTrue hands it to before_user_created; `aud` and
+ * `role` are the ones it will be created with (newUserAudRole: JWT_AUD, JWT_DEFAULT_GROUP_NAME).
+ */
 export function candidateUser(p: {
   id: string;
+  audRole: AudRole;
   provider: 'email' | 'phone' | 'anonymous';
   email?: string | undefined;
   phone?: string | undefined;
@@ -21,8 +26,8 @@ export function candidateUser(p: {
   const t = p.now.toISOString();
   return {
     id: p.id,
-    aud: 'authenticated',
-    role: 'authenticated',
+    aud: p.audRole.aud,
+    role: p.audRole.role,
     email: p.email ?? '',
     phone: p.phone ?? '',
     app_metadata: p.provider === 'anonymous' ? {} : { provider: p.provider, providers: [p.provider] },

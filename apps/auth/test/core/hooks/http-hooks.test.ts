@@ -346,3 +346,45 @@ describe('send_email and send_sms', () => {
     expect(error).toMatchObject({ status: 422, message: 'Number not allowed' });
   });
 });
+
+describe('with JWT_AUD and JWT_DEFAULT_GROUP_NAME set', () => {
+  it('the hooks see the configured aud and role, and the hook-signed token verifies', async () => {
+    const audHook = await startHookServer();
+    audHook.handle((body) => {
+      if ((body.metadata as { name: string }).name === 'customize-access-token')
+        return { body: { claims: body.claims } };
+      return { status: 204 };
+    });
+    const s = await startTestServer({
+      MAILER_AUTOCONFIRM: 'true',
+      JWT_AUD: 'namaa-api',
+      JWT_DEFAULT_GROUP_NAME: 'member',
+      ...hookEnv(audHook, 'CUSTOM_ACCESS_TOKEN', 'BEFORE_USER_CREATED'),
+    });
+    try {
+      const sb = s.client();
+      const email = uniqueEmail('aud');
+      const { data, error } = await sb.auth.signUp({ email, password: PASSWORD });
+      expect(error).toBeNull();
+      const [created] = audHook.calls.filter(
+        (c) => (c.body.metadata as { name: string }).name === 'before-user-created',
+      );
+      expect(created?.body.user).toMatchObject({ email, aud: 'namaa-api', role: 'member' });
+      const [customized] = audHook.calls.filter(
+        (c) => (c.body.metadata as { name: string }).name === 'customize-access-token',
+      );
+      expect(customized?.body.claims).toMatchObject({ aud: 'namaa-api', role: 'member' });
+      expect(decodeJwt(data.session?.access_token as string)).toMatchObject({
+        aud: 'namaa-api',
+        role: 'member',
+      });
+      // The service verifies its own hook-signed token against JWT_AUD.
+      const user = await sb.auth.getUser();
+      expect(user.error).toBeNull();
+      expect(user.data.user?.email).toBe(email);
+    } finally {
+      await s.close();
+      await audHook.close();
+    }
+  });
+});

@@ -33,7 +33,12 @@ import { runSweep, sweepTasks } from '../apps/auth/src/core/sweep.ts';
 import { hashPassword } from '../apps/auth/src/crypto/passwords.ts';
 import { type Database, openDatabase, queryRows } from '../apps/auth/src/db/client.ts';
 import { migrate } from '../apps/auth/src/db/migrate.ts';
-import { activeTokenOf, MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
+import {
+  activeTokenOf,
+  GROWING_TABLES,
+  MONTH_OF_HISTORY,
+  scaleChunkSql,
+} from '../apps/auth/test/support/scale-data.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -110,20 +115,7 @@ async function count(database: Database, query: ReturnType<typeof sql>): Promise
   return Number((await queryRows<{ n: string | number }>(database.db, query))[0]?.n ?? 0);
 }
 
-const TABLES = [
-  'users',
-  'identities',
-  'sessions',
-  'refresh_tokens',
-  'one_time_tokens',
-  'flow_state',
-  'mfa_factors',
-  'mfa_challenges',
-  'used_totp_codes',
-  'audit_log_entries',
-  'rate_limit_counters',
-  'mail_outbox',
-];
+const TABLES = GROWING_TABLES;
 
 async function sizes(database: Database): Promise<Record<string, { rows: number; bytes: number }>> {
   const out: Record<string, { rows: number; bytes: number }> = {};

@@ -32,26 +32,10 @@ import * as sessions from '../../src/db/sessions.repo.ts';
 import * as users from '../../src/db/users.repo.ts';
 import { readAuditLog } from '../../src/features/ops/audit-log.cli.ts';
 import { createFreshDatabase, type FreshDatabase } from '../support/fresh-database.ts';
-import { STEADY_STATE, scaleChunkSql, sessionId, userId } from '../support/scale-data.ts';
+import { GROWING_TABLES, STEADY_STATE, scaleChunkSql, sessionId, userId } from '../support/scale-data.ts';
 
 const USERS = 20_000;
-/** Tables whose size follows the number of accounts or the traffic (signing keys and secrets do not). */
-const GROWING = new Set([
-  'users',
-  'identities',
-  'sessions',
-  'refresh_tokens',
-  'one_time_tokens',
-  'flow_state',
-  'mfa_factors',
-  'mfa_challenges',
-  'used_totp_codes',
-  'audit_log_entries',
-  'rate_limit_counters',
-  'mail_outbox',
-  'passkeys',
-  'passkey_challenges',
-]);
+const GROWING = new Set<string>(GROWING_TABLES);
 /**
  * Known whole-table reads, each reachable only with the service role key: the admin user list's
  * total and its email substring search (a trigram index would serve the search; GoTrue also scans).

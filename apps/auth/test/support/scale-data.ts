@@ -8,6 +8,24 @@
  * and the benchmark can pick random existing rows without reading them back. Email: user<i>@scale.test.
  */
 
+/** The tables whose size follows the number of accounts or the traffic (signing keys and secrets do not). */
+export const GROWING_TABLES = [
+  'users',
+  'identities',
+  'sessions',
+  'refresh_tokens',
+  'one_time_tokens',
+  'flow_state',
+  'mfa_factors',
+  'mfa_challenges',
+  'used_totp_codes',
+  'audit_log_entries',
+  'rate_limit_counters',
+  'mail_outbox',
+  'passkeys',
+  'passkey_challenges',
+] as const;
+
 export type ScaleShape = {
   /** Sessions per user (each with its active refresh token). */
   sessionsPerUser: number;

@@ -29,7 +29,11 @@ export async function signInAnonymously(
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   const now = deps.clock();
   const id = randomUUID();
-  await beforeUserCreated(deps, candidateUser({ id, audRole: newUserAudRole(deps.config), provider: 'anonymous', data, now }), meta.ip);
+  await beforeUserCreated(
+    deps,
+    candidateUser({ id, audRole: newUserAudRole(deps.config), provider: 'anonymous', data, now }),
+    meta.ip,
+  );
   const { user, started } = await deps.db.transaction(async (tx) => {
     const user = await insertAnonymousUser(tx, {
       id,

@@ -51,7 +51,14 @@ export async function requestEmailOtp(
     const id = randomUUID();
     await beforeUserCreated(
       deps,
-      candidateUser({ id, audRole: newUserAudRole(deps.config), provider: 'email', email, data: input.data, now: deps.clock() }),
+      candidateUser({
+        id,
+        audRole: newUserAudRole(deps.config),
+        provider: 'email',
+        email,
+        data: input.data,
+        now: deps.clock(),
+      }),
       meta.ip,
     );
     try {

@@ -125,7 +125,14 @@ export async function requestPhoneOtp(
     const id = randomUUID();
     await beforeUserCreated(
       deps,
-      candidateUser({ id, audRole: newUserAudRole(deps.config), provider: 'phone', phone, data: input.data, now: deps.clock() }),
+      candidateUser({
+        id,
+        audRole: newUserAudRole(deps.config),
+        provider: 'phone',
+        phone,
+        data: input.data,
+        now: deps.clock(),
+      }),
       meta.ip,
     );
     try {

@@ -76,7 +76,11 @@ export async function signUp(
   const passwordHash = await hashPassword(input.password);
   const now = deps.clock();
   const id = randomUUID();
-  await beforeUserCreated(deps, candidateUser({ id, audRole: newUserAudRole(deps.config), provider: 'email', email, data, now }), meta.ip);
+  await beforeUserCreated(
+    deps,
+    candidateUser({ id, audRole: newUserAudRole(deps.config), provider: 'email', email, data, now }),
+    meta.ip,
+  );
   try {
     const result = await deps.db.transaction(async (tx) => {
       const { user, identity } = await insertEmailUser(tx, {

@@ -19,6 +19,7 @@ import { resendEndpoints } from './features/email-links/resend.routes.ts';
 import { verifyEndpoints } from './features/email-links/verify.routes.ts';
 import { jwksEndpoints } from './features/keys/jwks.routes.ts';
 import { factorEndpoints } from './features/mfa/factors.routes.ts';
+import { recoveryCodeEndpoints } from './features/mfa/recovery-codes.routes.ts';
 import { devMailboxEndpoints } from './features/ops/dev-mailbox.routes.ts';
 import { healthEndpoints, SERVICE_VERSION } from './features/ops/health.routes.ts';
 import { metricsHandler } from './features/ops/metrics.routes.ts';
@@ -85,6 +86,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...otpEndpoints(deps),
     ...socialEndpoints(deps),
     ...switchedOffEndpoints(deps),
+    ...recoveryCodeEndpoints(deps),
     ...factorEndpoints(deps),
     ...passkeyEndpoints(deps),
     ...accountEndpoints(deps),

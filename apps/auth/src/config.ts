@@ -573,6 +573,23 @@ export const envSchema = z.object({
     description:
       "seconds an unverified factor (an enrolment in progress) lives after its creation or last challenge; then it is refused as not found and swept (GoTrue's `MFA_FACTOR_EXPIRY_DURATION`)",
   }),
+  // Recovery codes: GoTrue's GOTRUE_MFA_RECOVERY_CODES_* (supabase/auth #2754). On here by default,
+  // so a lost authenticator does not lock an account for good.
+  MFA_RECOVERY_CODES_ENROLL_ENABLED: bool.default(true).meta({
+    description:
+      "users may generate and regenerate recovery codes (`POST /factors/recovery-codes[/regenerate]`); off: GoTrue's `422 mfa_recovery_codes_enroll_disabled`",
+  }),
+  MFA_RECOVERY_CODES_VERIFY_ENABLED: bool.default(true).meta({
+    description:
+      "a recovery code may complete the second sign-in step (`POST /factors/recovery-codes/verify`); off: GoTrue's `422 mfa_recovery_codes_verify_disabled`",
+  }),
+  MFA_RECOVERY_CODES_MAX_FAILED_ATTEMPTS: int(1, 100).default(5).meta({
+    description:
+      'wrong recovery codes in a row before verification is locked (`429 mfa_recovery_codes_locked`); a right code resets the count',
+  }),
+  MFA_RECOVERY_CODES_LOCKOUT_DURATION: int(1, 86400).default(900).meta({
+    description: 'seconds recovery-code verification stays locked after too many wrong codes',
+  }),
   MFA_PHONE_OTP_EXPIRY: int(10, 3600).default(300).meta({ description: 'seconds an SMS code stays valid' }),
   MFA_PHONE_MAX_FREQUENCY: int(0, 3600)
     .default(60)
@@ -813,6 +830,13 @@ export type Config = {
     phoneOtpExpiry: number;
     /** Seconds between two SMS codes for one phone factor. */
     phoneMaxFrequency: number;
+    recoveryCodes: {
+      enrollEnabled: boolean;
+      verifyEnabled: boolean;
+      maxFailedAttempts: number;
+      /** Seconds. */
+      lockoutDuration: number;
+    };
     /** 'none' when no SMS provider is configured in production (phone factors then disabled). */
     smsProvider: 'dev' | 'webhook' | 'none';
     smsWebhookUrl: string | undefined;
@@ -1281,6 +1305,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       factorExpiry: e.MFA_FACTOR_EXPIRY,
       phoneOtpExpiry: e.MFA_PHONE_OTP_EXPIRY,
       phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,
+      recoveryCodes: {
+        enrollEnabled: e.MFA_RECOVERY_CODES_ENROLL_ENABLED,
+        verifyEnabled: e.MFA_RECOVERY_CODES_VERIFY_ENABLED,
+        maxFailedAttempts: e.MFA_RECOVERY_CODES_MAX_FAILED_ATTEMPTS,
+        lockoutDuration: e.MFA_RECOVERY_CODES_LOCKOUT_DURATION,
+      },
       smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
       smsWebhookUrl: e.SMS_WEBHOOK_URL,
       smsWebhookToken: e.SMS_WEBHOOK_TOKEN,

@@ -71,6 +71,21 @@ export const errorTable = {
     message: 'A verified phone factor already exists, unenroll the existing factor to continue',
   },
   mfa_phone_enroll_not_enabled: { status: 422, message: 'MFA enroll is disabled for Phone' },
+  // Recovery codes (features/mfa/recovery-codes.ts): GoTrue's codes (supabase/auth #2762, #2764,
+  // #2772, #2787; the list in supabase-flutter #1800).
+  mfa_recovery_codes_enroll_disabled: { status: 422, message: 'MFA enroll is disabled for recovery codes' },
+  mfa_recovery_codes_verify_disabled: {
+    status: 422,
+    message: 'MFA verification is disabled for recovery codes',
+  },
+  mfa_recovery_codes_locked: {
+    status: 429,
+    message: 'Too many failed recovery code attempts, try again later',
+  },
+  mfa_recovery_codes_sole_factor: {
+    status: 422,
+    message: 'Recovery codes cannot be the only MFA factor: enroll and verify another factor first',
+  },
   // Features we do not offer, answered as a GoTrue with them switched off (features/switched-off).
   saml_provider_disabled: { status: 404, message: 'SAML 2.0 is disabled' },
   manual_linking_disabled: { status: 404, message: 'Manual linking is disabled' },

@@ -46,7 +46,16 @@ export async function deleteExpiredUnverifiedFactors(
 /** Inserts a factor; a duplicate friendly name raises a unique violation (23505). */
 export async function insertFactor(
   db: DbOrTx,
-  f: { userId: string; factorType: string; friendlyName: string; secret?: string; phone?: string; now: Date },
+  f: {
+    userId: string;
+    factorType: string;
+    friendlyName: string;
+    secret?: string;
+    phone?: string;
+    /** Recovery codes: a factor created verified (nothing to prove about it). */
+    verified?: boolean;
+    now: Date;
+  },
 ): Promise<FactorRow> {
   const [row] = await db
     .insert(mfaFactors)
@@ -57,6 +66,7 @@ export async function insertFactor(
       friendlyName: f.friendlyName,
       secret: f.secret ?? null,
       phone: f.phone ?? null,
+      status: f.verified ? 'verified' : 'unverified',
       createdAt: f.now,
       updatedAt: f.now,
     })

@@ -202,7 +202,7 @@ export const mfaFactors = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     friendlyName: text('friendly_name').notNull().default(''),
-    factorType: text('factor_type').notNull(), // totp | phone | webauthn
+    factorType: text('factor_type').notNull(), // totp | phone | webauthn | recovery_code
     status: text('status').notNull().default('unverified'), // unverified | verified
     secret: text('secret'),
     phone: text('phone'),
@@ -215,6 +215,8 @@ export const mfaFactors = pgTable(
   (t) => [
     uniqueIndex('mfa_factors_user_friendly_name_key').on(t.userId, t.friendlyName),
     index('mfa_factors_user_idx').on(t.userId),
+    // One recovery-code factor per user (GoTrue's partial unique index).
+    uniqueIndex('mfa_factors_user_recovery_code_key').on(t.userId).where(sql`factor_type = 'recovery_code'`),
     // The abandoned-enrolment sweep (deleteExpiredUnverifiedFactors).
     index('mfa_factors_unverified_idx')
       .on(sql`coalesce(last_challenged_at, created_at)`)
@@ -240,6 +242,34 @@ export const mfaChallenges = pgTable(
     index('mfa_challenges_factor_idx').on(t.factorId),
     index('mfa_challenges_expires_at_idx').on(t.expiresAt),
   ],
+);
+
+/**
+ * A recovery-code factor's set (GoTrue's mfa_recovery_code_sets): one per factor, replaced whole on
+ * regenerate. It carries the verify lockout, so wrong guesses are counted per user, not per IP.
+ */
+export const mfaRecoveryCodeSets = pgTable('mfa_recovery_code_sets', {
+  id: uuid('id').primaryKey(),
+  factorId: uuid('factor_id')
+    .notNull()
+    .unique()
+    .references(() => mfaFactors.id, { onDelete: 'cascade' }),
+  failedVerificationCount: integer('failed_verification_count').notNull().default(0),
+  verificationLockedUntil: tz('verification_locked_until'),
+  createdAt: created(),
+});
+
+/** The set's single-use codes: only a keyed hash of each is stored; used_at marks a spent one. */
+export const mfaRecoveryCodes = pgTable(
+  'mfa_recovery_codes',
+  {
+    setId: uuid('set_id')
+      .notNull()
+      .references(() => mfaRecoveryCodeSets.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: tz('used_at'),
+  },
+  (t) => [primaryKey({ columns: [t.setId, t.codeHash] })],
 );
 
 /**

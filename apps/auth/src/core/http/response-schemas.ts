@@ -28,7 +28,7 @@ export const factorSchema = z
   .strictObject({
     id: z.string(),
     friendly_name: z.string().optional(),
-    factor_type: z.enum(['totp', 'phone', 'webauthn']),
+    factor_type: z.enum(['totp', 'phone', 'webauthn', 'recovery_code']),
     status: z.enum(['unverified', 'verified']),
     phone: z.string(),
     last_challenged_at: timestamp.nullable(),

@@ -14,6 +14,7 @@ export type MailKind =
   | 'invite'
   // Security notices: they tell the owner something happened, with no link or code in them.
   | 'mfa_verification_failures'
+  | 'mfa_recovery_code_used'
   | 'account_deleted';
 
 export const MAIL_KINDS: readonly MailKind[] = [
@@ -25,6 +26,7 @@ export const MAIL_KINDS: readonly MailKind[] = [
   'magic_link',
   'invite',
   'mfa_verification_failures',
+  'mfa_recovery_code_used',
   'account_deleted',
 ];
 
@@ -158,6 +160,25 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
         code: false,
         notice: true,
       },
+      mfa_recovery_code_used: {
+        subject: 'A recovery code was used on your Namaa account',
+        heading: 'A recovery code was used to sign in',
+        intro: [
+          'A recovery code was just used instead of your second factor to sign in to the Namaa account of ',
+          { variable: 'Email' },
+          '.',
+        ],
+        details: [
+          [
+            'That code cannot be used again. Your account page shows how many codes are left and can make a new set.',
+          ],
+          [
+            'If this was not you, someone has your password and one of your codes: change your password and make a new set of recovery codes now.',
+          ],
+        ],
+        code: false,
+        notice: true,
+      },
       account_deleted: {
         subject: 'Your Namaa account was deleted',
         heading: 'Your account is deleted',
@@ -259,6 +280,25 @@ export const mailCopy: Record<MailLocale, LocaleCopy> = {
           ['أوقفه العامل الثاني، وأصبحت المحاولات التالية أبطأ.'],
           [
             'لا يُطلب رمز التحقق الثنائي إلا بعد إدخال كلمة المرور الصحيحة: إن لم تكن أنت، فغيّر كلمة المرور الآن.',
+          ],
+        ],
+        code: false,
+        notice: true,
+      },
+      mfa_recovery_code_used: {
+        subject: 'استُخدم رمز استرداد في حسابك في نماء',
+        heading: 'استُخدم رمز استرداد لتسجيل الدخول',
+        intro: [
+          'استُخدم للتو رمز استرداد بدلًا من العامل الثاني لتسجيل الدخول إلى حساب نماء المرتبط بالعنوان ',
+          { variable: 'Email' },
+          '.',
+        ],
+        details: [
+          [
+            'لا يمكن استخدام هذا الرمز مرة أخرى. تعرض صفحة حسابك عدد الرموز المتبقية، ويمكنك منها إنشاء مجموعة جديدة.',
+          ],
+          [
+            'إن لم تكن أنت، فلدى أحدهم كلمة مرورك وأحد رموزك: غيّر كلمة المرور وأنشئ مجموعة جديدة من رموز الاسترداد الآن.',
           ],
         ],
         code: false,

@@ -10,7 +10,7 @@ import type { MailKind, RenderedMail } from './templates.ts';
 export function renderSecurityNotice(
   deps: Deps,
   user: Pick<UserRow, 'email' | 'userMetadata'>,
-  kind: Extract<MailKind, 'mfa_verification_failures' | 'account_deleted'>,
+  kind: Extract<MailKind, 'mfa_verification_failures' | 'mfa_recovery_code_used' | 'account_deleted'>,
   values: { Failures?: number } = {},
 ): RenderedMail {
   const locale = mailLocaleFor(undefined, deps.config.SITE_URL, user.userMetadata);

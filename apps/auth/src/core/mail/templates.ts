@@ -71,6 +71,7 @@ export const TEMPLATE_SETTING: Record<MailKind, MailTemplateName | undefined> = 
   magic_link: 'MAGIC_LINK',
   invite: 'INVITE',
   mfa_verification_failures: undefined,
+  mfa_recovery_code_used: undefined,
   account_deleted: undefined,
 };
 

@@ -25,6 +25,7 @@ export const AMR_METHOD: Record<string, string> = {
   totp: 'totp',
   phone: 'mfa/phone',
   webauthn: 'mfa/webauthn',
+  recovery_code: 'mfa/recovery_code',
 };
 export const MFA_AMR_METHODS = Object.values(AMR_METHOD);
 
@@ -84,6 +85,12 @@ export async function sweepExpiredFactors(deps: Deps): Promise<number> {
  * 403 like GoTrue's enrolment rule, which this completes.
  */
 export function assertMayProve(factor: FactorRow, factors: FactorRow[], session: SessionRow): void {
+  if (factor.factorType === 'recovery_code')
+    throw new AuthError(
+      'validation_failed',
+      'Recovery codes cannot be challenged or verified with this endpoint, use POST /factors/recovery-codes/verify',
+      { status: 422 },
+    );
   if (factor.status === 'verified' || session.aal === 'aal2') return;
   if (hasVerifiedFactor(factors))
     throw new AuthError('insufficient_aal', 'AAL2 required to verify a new factor', { status: 403 });
@@ -128,7 +135,7 @@ export async function enrollFactor(
   // With MFA on, only an aal2 session may add a factor (otherwise a stolen password adds its own).
   if (verified.length > 0 && session.aal !== 'aal2')
     throw new AuthError('insufficient_aal', 'AAL2 required to enroll a new factor', { status: 403 });
-  if (factors.length >= deps.config.mfa.maxEnrolledFactors)
+  if (factors.filter((f) => f.factorType !== 'recovery_code').length >= deps.config.mfa.maxEnrolledFactors)
     throw new AuthError('too_many_enrolled_mfa_factors');
   if (factors.some((f) => f.friendlyName === friendlyName))
     throw new AuthError(
@@ -186,6 +193,14 @@ export async function unenrollFactor(
   meta: RequestMeta,
 ): Promise<{ id: string }> {
   const factor = await requireFactor(deps, user, id);
+  // GoTrue (supabase/auth #2787): recovery codes have their own DELETE, and they never remain as the
+  // only factor, which would turn a set of printed codes into the whole second step.
+  if (factor.factorType === 'recovery_code')
+    throw new AuthError(
+      'validation_failed',
+      'Recovery codes cannot be unenrolled with this endpoint, use DELETE /factors/recovery-codes',
+      { status: 422 },
+    );
   if (session.aal !== 'aal2') {
     if (factor.status === 'verified')
       throw new AuthError('insufficient_aal', 'AAL2 required to unenroll verified factor', { status: 422 });
@@ -193,6 +208,14 @@ export async function unenrollFactor(
       throw new AuthError('insufficient_aal', 'AAL2 required to unenroll a factor while MFA is enabled', {
         status: 422,
       });
+  }
+  if (factor.status === 'verified') {
+    const factors = await listFactors(deps.db, user.id);
+    const others = factors.filter(
+      (f) => f.status === 'verified' && f.factorType !== 'recovery_code' && f.id !== factor.id,
+    );
+    if (others.length === 0 && factors.some((f) => f.factorType === 'recovery_code'))
+      throw new AuthError('mfa_recovery_codes_sole_factor');
   }
   const now = deps.clock();
   await deps.db.transaction(async (tx) => {

@@ -25,9 +25,21 @@ afterAll(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: the tests read nested fields of GoTrue's JSON answers
 type Json = Record<string, any>;
 type Result<T> = { data: T; error: null; status: number } | { data: null; error: Json; status: number };
-type CodesAnswer = { id: string; type: 'recovery_code'; friendly_name: string; total: number; codes: string[] };
+type CodesAnswer = {
+  id: string;
+  type: 'recovery_code';
+  friendly_name: string;
+  total: number;
+  codes: string[];
+};
 
-async function call(server: TestServer, token: string | undefined, method: string, path: string, body?: unknown) {
+async function call(
+  server: TestServer,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   const res = await server.api(path, {
     method,
     // supabase-js's API version header: errors come back as {code, message}.
@@ -62,7 +74,8 @@ function recoveryCodes(server: TestServer, token: string) {
   };
 }
 
-const totp = (secret: string, offset = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
+const totp = (secret: string, offset = 0) =>
+  generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
 
 /** A user with a verified TOTP factor: the aal2 token of the enrolling session. */
 async function userWithTotp(data: Record<string, unknown> = {}) {
@@ -71,7 +84,10 @@ async function userWithTotp(data: Record<string, unknown> = {}) {
   const { data: up, error } = await sb.auth.signUp({ email, password: PASSWORD, options: { data } });
   expect(error).toBeNull();
   const token = up.session?.access_token as string;
-  const enrolled = await call(t, token, 'POST', '/factors', { factor_type: 'totp', friendly_name: 'phone app' });
+  const enrolled = await call(t, token, 'POST', '/factors', {
+    factor_type: 'totp',
+    friendly_name: 'phone app',
+  });
   expect(enrolled.status).toBe(200);
   const totpId = enrolled.body.id as string;
   const secret = enrolled.body.totp.secret as string;

@@ -48,7 +48,10 @@ export function MfaSection({
   const [enrolment, setEnrolment] = useState<Enrolment | undefined>();
   const [codeInvalid, setCodeInvalid] = useState(false);
   const busy = action.pending !== undefined;
-  const factors: Factor[] = user.factors ?? [];
+  // Recovery codes are listed in their own part below, with their own removal rules.
+  const factors: Factor[] = (user.factors ?? []).filter((f) => (f.factor_type as string) !== 'recovery_code');
+  // Bumped when a factor is confirmed: the recovery codes part then creates codes if there are none.
+  const [confirmed, setConfirmed] = useState(0);
   const verified = factors.filter((f) => f.status === 'verified');
 
   /** Reads the account again, and the session too: its assurance level may have changed. */
@@ -90,6 +93,7 @@ export function MfaSection({
       setCodeInvalid(false);
       action.succeed(copy.totpAddedTitle, copy.totpAdded);
       await reload();
+      setConfirmed((n) => n + 1);
     });
   };
 
@@ -154,6 +158,7 @@ export function MfaSection({
       form.reset();
       action.succeed(copy.keyAddedTitle, copy.keyAdded);
       await refresh();
+      setConfirmed((n) => n + 1);
     });
   };
 
@@ -200,7 +205,7 @@ export function MfaSection({
           ))}
         </ul>
       ) : null}
-      <RecoveryCodesSection auth={auth} user={user} reload={reload} />
+      <RecoveryCodesSection auth={auth} user={user} reload={reload} issueAfter={confirmed} />
       {enrolment ? (
         <div className="space-y-5" data-testid="totp-enrolment">
           <p className="text-muted">{copy.scan}</p>

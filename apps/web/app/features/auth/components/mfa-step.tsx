@@ -9,8 +9,9 @@ import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { notifySuccess } from '~/lib/notify.ts';
+import { looksLikeRecoveryCode, recoveryCodes } from '~/lib/recovery-codes.ts';
 
-type Factors = { totp?: string; webauthn?: string };
+type Factors = { totp?: string; webauthn?: string; recovery: boolean };
 
 /**
  * The second step of a sign-in for an account with a verified factor: the TOTP code
@@ -27,6 +28,7 @@ export function MfaStep() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [invalid, setInvalid] = useState(false);
+  const [recoveryMode, setRecoveryMode] = useState(false);
   const focus = useFocusRequest(busy);
 
   useEffect(() => {
@@ -37,7 +39,14 @@ export function MfaStep() {
       if (cancelled) return;
       const verified = (list: ReadonlyArray<{ id: string; status: string }> | undefined) =>
         list?.find((f) => f.status === 'verified')?.id;
-      setFactors({ totp: verified(data?.totp), webauthn: verified(data?.webauthn) });
+      setFactors({
+        totp: verified(data?.totp),
+        webauthn: verified(data?.webauthn),
+        // auth-js predates recovery codes: they are only in `all`.
+        recovery: (data?.all ?? []).some(
+          (f) => (f.factor_type as string) === 'recovery_code' && f.status === 'verified',
+        ),
+      });
     })();
     return () => {
       cancelled = true;
@@ -97,6 +106,32 @@ export function MfaStep() {
     }
   };
 
+  const onRecovery = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const code = String(new FormData(event.currentTarget).get('recovery') ?? '').trim();
+    if (!looksLikeRecoveryCode(code)) return fail(copy.recoveryFormat, true);
+    setBusy(true);
+    try {
+      const auth = await getAuthClient();
+      const { error: codeError } = await recoveryCodes(auth).verify(code);
+      if (!codeError) return verified();
+      if (codeError.code === 'mfa_verification_failed') return fail(copy.recoveryInvalid, true);
+      if (codeError.code === 'mfa_recovery_codes_locked') return fail(copy.recoveryLocked, false);
+      fail(localizedAuthErrorMessage(codeError, m.auth.errors, locale), false);
+    } catch (err) {
+      console.error('Recovery code failed', err);
+      fail(m.auth.errors.fallback, false);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const switchMode = (next: boolean) => {
+    setRecoveryMode(next);
+    setError('');
+    setInvalid(false);
+  };
+
   const cancel = async () => {
     const auth = await getAuthClient();
     await auth.signOut({ scope: 'local' });
@@ -105,7 +140,36 @@ export function MfaStep() {
   return (
     <div className="mt-8 space-y-5" data-testid="mfa-step">
       <h2 className="text-xl font-bold">{copy.heading}</h2>
-      {factors?.totp ? (
+      {recoveryMode ? (
+        <form
+          method="post"
+          noValidate
+          onSubmit={onRecovery}
+          className="space-y-5"
+          data-testid="recovery-step"
+        >
+          <p className="text-muted">{copy.recoveryText}</p>
+          <div className="space-y-2">
+            <Label htmlFor={ids.code}>{copy.recoveryLabel}</Label>
+            <Input
+              id={ids.code}
+              name="recovery"
+              dir="ltr"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              maxLength={40}
+              required
+              disabled={busy}
+              aria-invalid={invalid || undefined}
+              aria-describedby={invalid ? ids.error : undefined}
+            />
+          </div>
+          <Button type="submit" variant="solid" size="lg" className="w-full" disabled={busy}>
+            {busy ? m.auth.pending : copy.recoverySubmit}
+          </Button>
+        </form>
+      ) : factors?.totp ? (
         <form method="post" noValidate onSubmit={onSubmit} className="space-y-5">
           <p className="text-muted">{copy.text}</p>
           <div className="space-y-2">
@@ -132,7 +196,7 @@ export function MfaStep() {
       <FormMessage id={ids.error} tone="error" testId="mfa-error">
         {error}
       </FormMessage>
-      {factors?.webauthn ? (
+      {factors?.webauthn && !recoveryMode ? (
         <div className="space-y-3">
           <p className="text-muted">{copy.keyText}</p>
           <Button
@@ -146,6 +210,19 @@ export function MfaStep() {
             {copy.keyButton}
           </Button>
         </div>
+      ) : null}
+      {factors?.recovery ? (
+        <p className="text-center">
+          <Button
+            variant="link"
+            size="sm"
+            onClick={() => switchMode(!recoveryMode)}
+            disabled={busy}
+            data-testid="recovery-toggle"
+          >
+            {recoveryMode ? copy.useApp : copy.useRecovery}
+          </Button>
+        </p>
       ) : null}
       <p className="text-center">
         <Button variant="link" size="sm" onClick={cancel} disabled={busy}>

@@ -7,6 +7,7 @@ import { useAction } from '~/features/account/lib/use-action.ts';
 import { isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
 import { useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
+import { recoveryCodes } from '~/lib/recovery-codes.ts';
 import { RecoveryCodesSection } from './recovery-codes-section.tsx';
 import { CodeField, Section, sixDigits } from './section.tsx';
 
@@ -164,6 +165,15 @@ export function MfaSection({
 
   const remove = (factor: Factor) =>
     void action.run(`remove-${factor.id}`, async () => {
+      // The service keeps recovery codes from outliving the last real factor (GoTrue's
+      // mfa_recovery_codes_sole_factor): removing that factor turns two-step verification off, so the
+      // codes go first.
+      const last = factor.status === 'verified' && verified.length === 1;
+      const hasCodes = (user.factors ?? []).some((f) => (f.factor_type as string) === 'recovery_code');
+      if (last && hasCodes) {
+        const dropped = await recoveryCodes(auth).unenroll();
+        if (dropped.error) return action.fail(action.errorText(dropped.error));
+      }
       const { error } = await auth.mfa.unenroll({ factorId: factor.id });
       if (error) return action.fail(action.errorText(error));
       action.succeed(copy.removedTitle, factor.friendly_name || copy.types[factor.factor_type as 'totp']);

@@ -28,6 +28,8 @@ const endpoints: Array<{ method: string; path: string; auth?: boolean; admin?: b
   { method: 'POST', path: '/otp' },
   { method: 'PUT', path: '/user', auth: true },
   { method: 'POST', path: '/logout', auth: true },
+  { method: 'POST', path: '/factors/recovery-codes', auth: true },
+  { method: 'POST', path: '/factors/recovery-codes/verify', auth: true },
   { method: 'POST', path: '/admin/users', admin: true },
   { method: 'PUT', path: '/admin/users/00000000-0000-4000-8000-000000000000', admin: true },
   { method: 'DELETE', path: '/admin/users/00000000-0000-4000-8000-000000000000', admin: true },

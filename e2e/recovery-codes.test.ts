@@ -4,6 +4,7 @@
 // owner is mailed about the use.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { createClient } from '@supabase/supabase-js';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -138,6 +139,12 @@ describe('recovery codes', { timeout: 240_000 }, () => {
       expect(download.suggestedFilename()).toBe('namaa-recovery-codes.txt');
       const file = await readFile(await download.path(), 'utf8');
       for (const code of codes) expect(file).toContain(code);
+      // The panel that shows the codes passes axe too.
+      const axe = await new AxeBuilder({ page: first.page })
+        .include('[data-testid="recovery-codes"]')
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+        .analyze();
+      expect(axe.violations.map((v) => v.id)).toEqual([]);
       await first.page.getByTestId('recovery-saved').click();
       await poll(() => fresh.count()).toBe(0);
       expect(await first.page.content()).not.toContain(codes[0]);

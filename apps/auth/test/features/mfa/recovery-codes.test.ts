@@ -1,9 +1,11 @@
 // MFA recovery codes (issue #27): GoTrue's /factors/recovery-codes wire, driven through fetch with a
 // thin helper shaped like supabase-js's experimental `auth.mfa.recoveryCodes` (supabase-js #2676; the
 // installed client predates it), and the sign-in's first step through the real supabase-js.
+import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLogEntries } from '../../../src/db/schema.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const PASSWORD = 'Namaa-recovery-Pass-7731';
@@ -204,6 +206,18 @@ describe('the second sign-in step with a recovery code', () => {
     expect(reused.error?.code).toBe('mfa_verification_failed');
     // Another code of the set still works.
     expect((await recoveryCodes(t, second.token).verify(u.codes[1] as string)).error).toBeNull();
+
+    // Each use and each failure is audited (never with the code in it).
+    const userId = claims.sub as string;
+    const rows = await t.server.deps.db
+      .select()
+      .from(auditLogEntries)
+      .where(eq(auditLogEntries.actorId, userId));
+    const actions = rows.map((r) => r.action);
+    expect(actions.filter((a) => a === 'recovery_code_used')).toHaveLength(2);
+    expect(actions).toContain('recovery_codes_generated');
+    expect(actions).toContain('factor_verification_failed');
+    expect(JSON.stringify(rows)).not.toContain(u.codes[0]);
 
     const mail = await t.inbox.waitFor(u.email, (m) => /recovery code/i.test(m.subject));
     expect(mail.subject).toBe('A recovery code was used on your Namaa account');

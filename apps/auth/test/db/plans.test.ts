@@ -27,6 +27,7 @@ import * as ott from '../../src/db/one-time-tokens.repo.ts';
 import * as outbox from '../../src/db/outbox.repo.ts';
 import * as passkeys from '../../src/db/passkeys.repo.ts';
 import * as limits from '../../src/db/rate-limits.repo.ts';
+import * as recoveryCodes from '../../src/db/recovery-codes.repo.ts';
 import * as schema from '../../src/db/schema.ts';
 import * as sessions from '../../src/db/sessions.repo.ts';
 import * as users from '../../src/db/users.repo.ts';
@@ -233,6 +234,13 @@ describe(`query plans at ${USERS.toLocaleString('en')} accounts`, () => {
     await run('delete challenge', (db) => mfa.deleteChallenge(db, u(2)));
     await run('totp step', (db) => mfa.markTotpStepUsed(db, u(3), 123));
     await run('prune totp steps', (db) => mfa.pruneUsedTotpSteps(db, u(3), 100));
+    await run('recovery codes of a user', (db) => recoveryCodes.findRecoveryCodeState(db, u(53)));
+    await run('recovery code unused?', (db) => recoveryCodes.isUnusedRecoveryCode(db, u(4), 'hash'));
+    await run('spend recovery code', (db) => recoveryCodes.consumeRecoveryCode(db, u(4), 'hash', now));
+    await run('recovery code failure', (db) =>
+      recoveryCodes.recordRecoveryCodeFailure(db, u(4), 5, 900, now),
+    );
+    await run('clear recovery code failures', (db) => recoveryCodes.clearRecoveryCodeFailures(db, u(4)));
     await run('downgrade sessions of a factor (unenrol)', (db) =>
       mfa.downgradeSessionsOfFactor(db, '00000000-0000-0000-0000-000000000002', 'totp', ['totp'], now),
     );

@@ -36,7 +36,8 @@ describe('a code typed in Arabic-Indic digits on /ar/', () => {
     const secret = enrolled.data!.totp.secret;
     const factorId = enrolled.data!.id;
     expect(
-      (await sb.auth.mfa.challengeAndVerify({ factorId, code: await generate({ secret, epoch: now() }) })).error,
+      (await sb.auth.mfa.challengeAndVerify({ factorId, code: await generate({ secret, epoch: now() }) }))
+        .error,
     ).toBeNull();
 
     const context = await browser.newContext(desktop);

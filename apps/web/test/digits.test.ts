@@ -26,7 +26,8 @@ describe('sixDigitCode', () => {
 
   it('the field pattern lets every accepted digit through', () => {
     const pattern = new RegExp(`^(?:${CODE_PATTERN})$`, 'v');
-    for (const typed of ['123456', '١٢٣٤٥٦', '۱۲۳۴۵۶', '123 456']) expect(pattern.test(typed), typed).toBe(true);
+    for (const typed of ['123456', '١٢٣٤٥٦', '۱۲۳۴۵۶', '123 456'])
+      expect(pattern.test(typed), typed).toBe(true);
     expect(pattern.test('12a456')).toBe(false);
   });
 });

@@ -45,7 +45,10 @@ const typedArabic = (digits: string) =>
 
 /** The code of the newest SMS to `+digits` (the dev sender writes it to the outbox). */
 async function smsCode(digits: string): Promise<string> {
-  const rows = await t.server.deps.db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, `+${digits}`));
+  const rows = await t.server.deps.db
+    .select()
+    .from(mailOutbox)
+    .where(eq(mailOutbox.toAddress, `+${digits}`));
   const newest = rows.sort((a, b) => +b.createdAt - +a.createdAt)[0];
   const code = newest?.text?.match(/\b(\d{6})\b/)?.[1];
   expect(code, `an SMS to +${digits}`).toBeDefined();
@@ -103,8 +106,12 @@ describe('email codes', () => {
     );
     expect((await sb.auth.reauthenticate()).error).toBeNull();
     const nonce = (await t.inbox.waitFor(email, (m) => /confirmation code/.test(m.subject))).code as string;
-    expect((await sb.auth.updateUser({ password: 'second Password 1', nonce: arabic(nonce) })).error).toBeNull();
-    expect((await t.client().auth.signInWithPassword({ email, password: 'second Password 1' })).error).toBeNull();
+    expect(
+      (await sb.auth.updateUser({ password: 'second Password 1', nonce: arabic(nonce) })).error,
+    ).toBeNull();
+    expect(
+      (await t.client().auth.signInWithPassword({ email, password: 'second Password 1' })).error,
+    ).toBeNull();
   });
 });
 
@@ -145,7 +152,9 @@ describe('phone numbers and SMS codes', () => {
     expect(signUp.error).toBeNull();
     expect(signUp.data.user?.phone).toBe(digits);
     const code = await smsCode(digits);
-    expect((await sb.auth.verifyOtp({ phone: `+${digits}`, token: persian(code), type: 'sms' })).error).toBeNull();
+    expect(
+      (await sb.auth.verifyOtp({ phone: `+${digits}`, token: persian(code), type: 'sms' })).error,
+    ).toBeNull();
     const signIn = await t.client().auth.signInWithPassword({
       phone: `+${persian(digits)}`,
       password: PASSWORD,
@@ -165,7 +174,9 @@ describe('phone numbers and SMS codes', () => {
     expect(created.error).toBeNull();
     expect(created.data.user?.phone).toBe(digits);
     const moved = freshSaudi();
-    const updated = await admin.updateUserById(created.data.user?.id as string, { phone: `+${persian(moved)}` });
+    const updated = await admin.updateUserById(created.data.user?.id as string, {
+      phone: `+${persian(moved)}`,
+    });
     expect(updated.error).toBeNull();
     expect(updated.data.user?.phone).toBe(moved);
     const refused = await admin.createUser({ phone: '٠٥٠١٢٣٤٥٦٧' });

@@ -12,8 +12,16 @@ export const metadataField = z.unknown().optional();
  * normalized (core/digits.ts) before any check, so the handler only ever sees ASCII digits.
  * `overwrite` keeps the schema a plain string in the OpenAPI document.
  */
-export const codeField = (max: number) => z.string().max(max).overwrite((v) => normalizeDigits(v, 'code'));
-export const phoneField = (max = 100) => z.string().max(max).overwrite((v) => normalizeDigits(v, 'phone'));
+export const codeField = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .overwrite((v) => normalizeDigits(v, 'code'));
+export const phoneField = (max = 100) =>
+  z
+    .string()
+    .max(max)
+    .overwrite((v) => normalizeDigits(v, 'phone'));
 
 /**
  * The cap on user metadata, per request (parseMetadata below) and as stored after a merge

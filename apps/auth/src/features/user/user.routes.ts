@@ -4,7 +4,14 @@ import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.t
 import { authRelations } from '../../core/http/guards.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { userSchema } from '../../core/http/response-schemas.ts';
-import { codeField, emailField, metadataField, parseMetadata, passwordField, phoneField } from '../../core/http/schemas.ts';
+import {
+  codeField,
+  emailField,
+  metadataField,
+  parseMetadata,
+  passwordField,
+  phoneField,
+} from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { userJson } from '../../core/user-json.ts';
 import { loadUserRelations } from '../../db/users.repo.ts';

@@ -8,6 +8,7 @@
 // change GoTrue's answers. Its registry still generates the document.
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
 import type { z } from 'zod';
 import { type AppEnv, parseBody, queryParam } from './context.ts';
 import type { Access } from './guards.ts';
@@ -60,6 +61,14 @@ export type EndpointSpec<B, Q, P> = {
   responses?: Record<number, ResponseSpec>;
   /** Served but left out of the document (the development mailbox: not part of the API). */
   hidden?: boolean;
+  /**
+   * A static path beside a parameter sibling of the same method (GoTrue's `/factors/recovery-codes`
+   * beside `/factors/{factorId}`): Hono's RegExpRouter cannot order such a pair, and one of them makes
+   * the whole app fall back to the slower TrieRouter. Such an endpoint is routed through the
+   * parameter's pattern instead (`path` here, declared before the sibling) and runs only when the
+   * parameter has `value`; any other value goes on to the sibling.
+   */
+  routeAs?: { path: string; param: string; value: string };
   handler: (c: Context<AppEnv>, input: EndpointInput<B, Q, P>) => Response | Promise<Response>;
 };
 
@@ -126,11 +135,19 @@ export function mountEndpoint(
 ): void {
   if (!e.hidden) router.openAPIRegistry.registerPath(openApiEntry(e));
   const validateBody = e.body !== undefined && e.bodyValidatedBy !== 'handler';
-  router.on([e.method.toUpperCase()], [honoPath(e.path)], ...guards, (c) =>
+  const handler: MiddlewareHandler<AppEnv> = async (c) =>
     e.handler(c, {
       body: validateBody ? parseBody(c, e.body as z.ZodType) : undefined,
       query: (name: string) => queryParam(c, name),
       param: (name: string) => c.req.param(name) as string,
-    } as EndpointInput<unknown, unknown, unknown>),
+    } as EndpointInput<unknown, unknown, unknown>);
+  const route = e.routeAs;
+  if (!route) {
+    router.on([e.method.toUpperCase()], [honoPath(e.path)], ...guards, handler);
+    return;
+  }
+  const chain = every(...guards, handler);
+  router.on([e.method.toUpperCase()], [honoPath(route.path)], (c, next) =>
+    c.req.param(route.param) === route.value ? chain(c, next) : next(),
   );
 }

@@ -29,14 +29,17 @@ const statusSchema = z
   .meta({ id: 'RecoveryCodesStatus' });
 
 /**
- * Declared before factorEndpoints (app.ts): `/factors/recovery-codes` would otherwise be taken for
- * `/factors/{factorId}`.
+ * Routed through `/factors/{factorId}`'s pattern (see `routeAs`) and declared before factorEndpoints
+ * (app.ts), so `recovery-codes` is never taken for a factor id and the RegExpRouter keeps the app.
  */
+const asFactor = (path: string) => ({ path, param: 'factorId', value: 'recovery-codes' });
+
 export function recoveryCodeEndpoints(deps: Deps): Endpoint[] {
   return [
     defineEndpoint({
       method: 'get',
       path: '/factors/recovery-codes',
+      routeAs: asFactor('/factors/{factorId}'),
       access: 'user',
       summary:
         'Recovery codes: the factor id, how many codes were issued and how many are left (never a code)',
@@ -52,6 +55,7 @@ export function recoveryCodeEndpoints(deps: Deps): Endpoint[] {
     defineEndpoint({
       method: 'post',
       path: '/factors/recovery-codes',
+      routeAs: asFactor('/factors/{factorId}'),
       access: 'user',
       summary: 'Generate the recovery codes (aal2); the codes are answered this once only',
       body: generateBody,
@@ -76,6 +80,7 @@ export function recoveryCodeEndpoints(deps: Deps): Endpoint[] {
     defineEndpoint({
       method: 'post',
       path: '/factors/recovery-codes/regenerate',
+      routeAs: asFactor('/factors/{factorId}/regenerate'),
       access: 'user',
       summary: 'Replace the recovery codes (aal2): every code of the old set stops working',
       responses: {
@@ -94,6 +99,7 @@ export function recoveryCodeEndpoints(deps: Deps): Endpoint[] {
     defineEndpoint({
       method: 'post',
       path: '/factors/recovery-codes/verify',
+      routeAs: asFactor('/factors/{factorId}/verify'),
       access: 'user',
       summary: "Spend a recovery code at the sign-in's second step; returns the caller's session at aal2",
       body: verifyBody,
@@ -114,6 +120,7 @@ export function recoveryCodeEndpoints(deps: Deps): Endpoint[] {
     defineEndpoint({
       method: 'delete',
       path: '/factors/recovery-codes',
+      routeAs: asFactor('/factors/{factorId}'),
       access: 'user',
       summary: 'Delete the recovery codes (aal2)',
       responses: { 200: '{id}', 403: 'insufficient_aal', 404: 'mfa_factor_not_found' },

@@ -213,14 +213,20 @@ describe('WhatsApp', () => {
     expect(JSON.parse(r.body)).toEqual(template('ar'));
     // A number without WhatsApp (Meta's 131026) is a refusal: the caller falls back to SMS.
     fake.answer({ status: 400, body: { error: { code: 131026, message: 'Message undeliverable' } } });
-    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({ permanent: true });
+    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({
+      permanent: true,
+    });
     fake.answer({ status: 500, body: {} });
-    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({ permanent: false });
+    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({
+      permanent: false,
+    });
     fake.answer('hang');
-    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({ permanent: false });
+    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({
+      permanent: false,
+    });
   });
 
-  it("taqnyat: its WhatsApp endpoint with the same template message, in English", async () => {
+  it('taqnyat: its WhatsApp endpoint with the same template message, in English', async () => {
     fake.answer({ status: 201, body: { messages: [{ id: 'tq-1' }] } });
     const before = fake.requests.length;
     const wa = taqnyatWhatsApp({ baseUrl: fake.url, token: SECRET, template: 'namaa_code', timeoutMs });
@@ -231,8 +237,12 @@ describe('WhatsApp', () => {
     expect(r.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(JSON.parse(r.body)).toEqual(template('en'));
     fake.answer({ status: 422, body: {} });
-    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({ permanent: true });
+    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({
+      permanent: true,
+    });
     fake.answer({ status: 502, body: {} });
-    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({ permanent: false });
+    expect(await failure(wa.send({ to: TO, code: '654321', locale: 'en' }))).toMatchObject({
+      permanent: false,
+    });
   });
 });

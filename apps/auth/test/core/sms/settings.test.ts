@@ -109,7 +109,7 @@ describe('SMS and WhatsApp settings', () => {
       stderr += d.toString();
     });
     const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(exitCode).toBe(1);
+    expect(exitCode, stderr).toBe(1);
     expect(stderr).toContain('SMS_SENDER_ID must be letters and digits only, at most 11 characters');
     expect(stderr).not.toContain('secret-token-never-printed');
     expect(stderr).not.toMatch(/\n\s+at /);

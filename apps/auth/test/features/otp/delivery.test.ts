@@ -48,6 +48,8 @@ beforeAll(async () => {
       WHATSAPP_META_PHONE_NUMBER_ID: '1098765',
       WHATSAPP_META_TOKEN: WA_TOKEN,
       WHATSAPP_META_TEMPLATE: 'namaa_code',
+      MAILER_AUTOCONFIRM: 'true',
+      MFA_PHONE_MAX_FREQUENCY: '0',
     },
     { logger: createLogger('debug', sink) },
   );
@@ -238,6 +240,25 @@ describe('codes by WhatsApp', () => {
     const r = await wa.nth(before + 1);
     expect(JSON.parse(r.body).template.language).toEqual({ code: 'ar' });
     await signIn(phone, waCode(r));
+  });
+
+  it('mfa.challenge({ channel: whatsapp }) sends the phone factor code by WhatsApp; it verifies to aal2', async () => {
+    wa.answer(WA_OK);
+    const sb = t.client();
+    const email = `wa-${Date.now()}@example.test`;
+    expect((await sb.auth.signUp({ email, password: 'correct horse battery staple' })).error).toBeNull();
+    const phone = freshPhone();
+    const enrolled = await sb.auth.mfa.enroll({ factorType: 'phone', phone });
+    expect(enrolled.error).toBeNull();
+    const factorId = enrolled.data?.id as string;
+    const before = wa.requests.length;
+    const ch = await sb.auth.mfa.challenge({ factorId, channel: 'whatsapp' });
+    expect(ch.error).toBeNull();
+    const r = await wa.nth(before + 1);
+    expect(JSON.parse(r.body)).toMatchObject({ to: phone.slice(1), template: { name: 'namaa_code' } });
+    const ok = await sb.auth.mfa.verify({ factorId, challengeId: ch.data?.id as string, code: waCode(r) });
+    expect(ok.error).toBeNull();
+    expect(ok.data?.access_token).toEqual(expect.any(String));
   });
 
   it('a bad channel is 400 validation_failed, never 5xx', async () => {

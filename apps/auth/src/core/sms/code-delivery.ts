@@ -128,7 +128,8 @@ export function createCodeDelivery(opts: {
           // Transient: the outbox takes over. The row's body holds the code, as a mail's does, and
           // is blanked once sent or given up.
           const id = await enqueueMail(db, {
-            userId: null,
+            // Erasing the account deletes its waiting code with its mail.
+            userId: p.userId,
             kind: SMS_OUTBOX_KIND,
             to: m.to,
             subject: `${channel} to ${m.to}`,

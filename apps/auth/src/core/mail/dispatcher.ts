@@ -57,7 +57,8 @@ export function createMailDispatcher(opts: {
   pollMs?: number;
 }): MailDispatcher {
   const { db, transport, from, logger, clock } = opts;
-  // Bodies leave the database once sent, except in the dev mailbox, which is where they are read.
+  // Bodies leave the database once sent, except in the dev mailbox, which is where they are read
+  // (a queued phone code is never read there: always blanked).
   const scrub = transport.kind !== 'dev-mailbox';
   const isSmsRow = (m: OutboxMessage) => opts.sms !== undefined && m.kind === opts.sms.kind;
   let running: Promise<void> | undefined;
@@ -71,7 +72,7 @@ export function createMailDispatcher(opts: {
       await Promise.all(
         batch.map(async (m) => {
           try {
-            if (opts.sms && m.kind === opts.sms.kind) await opts.sms.send(m);
+            if (opts.sms && isSmsRow(m)) await opts.sms.send(m);
             else if (m.hookEmailData && opts.sendHook)
               await opts.sendHook({ userId: m.userId, emailData: m.hookEmailData });
             else
@@ -79,15 +80,14 @@ export function createMailDispatcher(opts: {
             await markSent(db, m.id, clock(), scrub || isSmsRow(m));
             logger.info({ mailId: m.id, kind: m.kind, transport: transport.kind }, 'mail sent');
           } catch (err) {
-            const isSms = opts.sms !== undefined && m.kind === opts.sms.kind;
             const permanent = (err as { permanent?: unknown }).permanent === true;
-            const lifetime = isSms && opts.sms ? opts.sms.lifetimeMs(m) : opts.linkLifetimeMs;
+            const lifetime = opts.sms && isSmsRow(m) ? opts.sms.lifetimeMs(m) : opts.linkLifetimeMs;
             const next = permanent ? null : nextAttemptAt(m.createdAt, m.attempts, clock(), lifetime);
             logger.warn(
               { mailId: m.id, kind: m.kind, attempt: m.attempts, err: (err as Error).message, retryAt: next },
               'mail send failed',
             );
-            await markFailed(db, m.id, (err as Error).message, next, scrub || isSms).catch(() => {});
+            await markFailed(db, m.id, (err as Error).message, next, scrub || isSmsRow(m)).catch(() => {});
           }
         }),
       );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
-import { emailField, metadataField, parseMetadata } from '../../core/http/schemas.ts';
+import { emailField, metadataField, parseMetadata, phoneField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
@@ -11,7 +11,7 @@ import { assertPhoneEnabled, parseChannel, requestPhoneOtp } from './phone.ts';
 
 export const otpBody = z.object({
   email: emailField.optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
   // The client always sends it (`shouldCreateUser`, default true); GoTrue's default when absent too.
   create_user: z.boolean().optional(),
   data: metadataField,

@@ -95,9 +95,9 @@ describe('the residency rule', () => {
   });
 
   it('refuses an OUTBOUND_ALLOW name that is no outbound call (a typo must not pass silently)', () => {
-    expect(() => assertResidency(configWith({ DATA_RESIDENCY: 'sa', OUTBOUND_ALLOW: 'hibp,twillio' }))).toThrow(
-      /^OUTBOUND_ALLOW: unknown outbound call twillio \(known: twilio,/,
-    );
+    expect(() =>
+      assertResidency(configWith({ DATA_RESIDENCY: 'sa', OUTBOUND_ALLOW: 'hibp,twillio' })),
+    ).toThrow(/^OUTBOUND_ALLOW: unknown outbound call twillio \(known: twilio,/);
   });
 
   it('refuses a DATA_RESIDENCY it does not know, naming the setting', () => {
@@ -119,7 +119,12 @@ describe('at start-up', () => {
   });
 
   it('the real entry point: one line on stderr naming the setting, exit 1', async () => {
-    const r = await runEntry(process.execPath, [MAIN], serviceEnv(0, { DATA_RESIDENCY: 'sa', ...GOOGLE }), 60_000);
+    const r = await runEntry(
+      process.execPath,
+      [MAIN],
+      serviceEnv(0, { DATA_RESIDENCY: 'sa', ...GOOGLE }),
+      60_000,
+    );
     expect(r.status).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -132,7 +137,10 @@ describe('at start-up', () => {
 
 it("the README's outbound list is rendered from the table (run `npm run docs:settings` if not)", () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const block = readme.slice(readme.indexOf(OUTBOUND_START), readme.indexOf(OUTBOUND_END) + OUTBOUND_END.length);
+  const block = readme.slice(
+    readme.indexOf(OUTBOUND_START),
+    readme.indexOf(OUTBOUND_END) + OUTBOUND_END.length,
+  );
   expect(block).toBe(renderOutboundDocs());
   expect(block).toContain('| `twilio` | `SMS_PROVIDER=twilio` |');
 });

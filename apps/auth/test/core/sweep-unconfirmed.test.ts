@@ -51,7 +51,9 @@ describe('never-confirmed sign-ups', () => {
     const rerequested = await signUpPending(uniqueEmail('rerequested'));
     const confirmedEmail = uniqueEmail('confirmed');
     await signUpConfirmed(t, confirmedEmail);
-    const confirmed = (await queryRows<{ id: string }>(db(), sql`select id from users where email = ${confirmedEmail}`))[0]!.id;
+    const confirmed = (
+      await queryRows<{ id: string }>(db(), sql`select id from users where email = ${confirmedEmail}`)
+    )[0]!.id;
     const admin = createClient(t.url, SERVICE_KEY, { auth: { persistSession: false } }).auth.admin;
     const invitedRes = await admin.inviteUserByEmail(uniqueEmail('invited'));
     expect(invitedRes.error).toBeNull();
@@ -75,7 +77,9 @@ describe('never-confirmed sign-ups', () => {
     // Identities and queued mail went with it; its audit rows stay, with no IP address.
     expect(await count(sql`select count(*) as n from identities where user_id = ${stale}::uuid`)).toBe(0);
     expect(await count(sql`select count(*) as n from mail_outbox where user_id = ${stale}::uuid`)).toBe(0);
-    expect(await count(sql`select count(*) as n from audit_log_entries where actor_id = ${stale}::uuid`)).toBeGreaterThan(0);
+    expect(
+      await count(sql`select count(*) as n from audit_log_entries where actor_id = ${stale}::uuid`),
+    ).toBeGreaterThan(0);
     expect(
       await count(
         sql`select count(*) as n from audit_log_entries where actor_id = ${stale}::uuid and ip_address is not null`,

@@ -233,7 +233,13 @@ export async function runAdminCommand(
       const out = opt('--out');
       if (out === undefined) return { text: JSON.stringify(data, null, 2), json: data };
       // Personal data: readable by the operator's account only.
-      await writeFile(out, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      try {
+        await writeFile(out, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'EEXIST') throw new UsageError(`${out} exists: an export never overwrites a file`);
+        throw new UsageError(`cannot write ${out}: ${code ?? (err as Error).message}`);
+      }
       return {
         text: `Wrote the export of ${user.id} to ${out}.`,
         json: { id: user.id, file: out },

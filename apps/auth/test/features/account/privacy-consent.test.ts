@@ -14,8 +14,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const row = async (id: string) =>
-  (await t.server.deps.db.select().from(users).where(eq(users.id, id)))[0];
+const row = async (id: string) => (await t.server.deps.db.select().from(users).where(eq(users.id, id)))[0];
 
 async function exportOf(accessToken: string) {
   const r = await t.api('/account/export', { headers: { authorization: `Bearer ${accessToken}` } });

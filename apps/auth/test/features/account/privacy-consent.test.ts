@@ -36,13 +36,13 @@ describe('privacy notice consent at sign-up', () => {
     expect(user.user_metadata).not.toHaveProperty('privacy_notice_accepted');
     const stored = await row(user.id);
     expect(stored?.privacyNoticeVersion).toBe('2026-11-test');
-    expect(stored?.privacyNoticeAcceptedAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(stored?.privacyNoticeAcceptedAt?.getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(stored?.userMetadata).not.toHaveProperty('privacy_notice_accepted');
 
     const exported = await exportOf(data.session!.access_token);
     expect(exported.privacy_notice).toEqual({
       version: '2026-11-test',
-      accepted_at: stored?.privacyNoticeAcceptedAt!.toISOString(),
+      accepted_at: stored?.privacyNoticeAcceptedAt?.toISOString(),
     });
     // The user cannot forge a consent record through the metadata they own.
     const client = t.client();

@@ -57,7 +57,9 @@ it('exports and erases one user by email, phone or id, and exports the audit log
     SWEEP_INTERVAL: '0',
   });
   cleanups.push(() => t?.close());
-  const env = onPostgres ? { DATABASE_URL: t.config.DATABASE_URL as string } : { DATA_DIR: dataDir };
+  const env: Record<string, string> = onPostgres
+    ? { DATABASE_URL: t.config.DATABASE_URL as string }
+    : { DATA_DIR: dataDir };
 
   const email = uniqueEmail('pdpl-subject');
   const signUp = await t.client().auth.signUp({

@@ -206,4 +206,20 @@ describe('sign up, confirm by email, sign out, sign in', () => {
     await p.waitForURL(`${product.origin}/`);
     await other.close();
   });
+
+  it('offers no passkey button while the service has passkeys off (GET /settings says so)', async () => {
+    const other = await browser.newContext(desktop);
+    const p = await other.newPage();
+    const settings = p.waitForResponse((r) => r.url().endsWith('/auth/v1/settings'));
+    await p.goto(`${product.origin}/auth`);
+    await interactAndHydrate(p);
+    // A browser with WebAuthn, so only the service's answer can hide the button.
+    expect(await p.evaluate(() => typeof window.PublicKeyCredential)).toBe('function');
+    expect(await (await settings).json()).toMatchObject({ passkeys_enabled: false });
+    // The answer has been applied once React has rendered after it; the button never appears.
+    await p.waitForTimeout(500);
+    expect(await p.getByTestId('passkey-signin').count()).toBe(0);
+    expect(await p.getByRole('button', { name: 'Sign In', exact: true }).isVisible()).toBe(true);
+    await other.close();
+  });
 });

@@ -1,6 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
 import { cors } from 'hono/cors';
+import { routePath } from 'hono/route';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { Deps } from './core/deps.ts';
 import { CAPTCHA_PATHS, requireCaptcha } from './core/http/captcha.ts';
 import type { AppEnv } from './core/http/context.ts';
@@ -154,17 +157,34 @@ export function createAuthApi(deps: Deps): OpenAPIHono<AppEnv> {
   };
   // A declared path asked with another method: 404 behind the strictest guards its endpoints run,
   // and at least the key check (only GET is ever public), so e.g. DELETE /user still asks for the
-  // bearer token first.
-  const fallbackAccess = new Map<string, Access>();
+  // bearer token first. Unknown paths: 404 after the key check, except under the public prefixes
+  // (the key set and OpenID configuration, the development mailbox), which a browser or a JWT
+  // library reads unkeyed.
+  //
+  // One catch-all route looks the access level up, rather than an `ALL` route per declared path:
+  // such a static route after a parameter sibling (`ALL /passkeys/registration/options` after
+  // `DELETE /passkeys/:passkeyId`) is what Hono's RegExpRouter cannot order, and one of them made
+  // the whole app fall back to the TrieRouter, whose per-request search cost ~25 µs of every
+  // refresh (bench/auth-throughput.ts; test/core/http/router.test.ts holds the router choice).
+  const fallbackAccess = new TrieRouter<Access>();
+  const accessByPath = new Map<string, Access>();
   for (const e of endpoints) {
-    const current = fallbackAccess.get(e.path) ?? 'apikey';
-    fallbackAccess.set(e.path, strictness[e.access] > strictness[current] ? e.access : current);
+    const current = accessByPath.get(e.path) ?? 'apikey';
+    accessByPath.set(e.path, strictness[e.access] > strictness[current] ? e.access : current);
   }
-  for (const [path, access] of fallbackAccess) api.on(['ALL'], [honoPath(path)], ...guards[access], notFound);
-  // Unknown paths: 404 after the key check, except under the public prefixes (the key set and
-  // OpenID configuration, the development mailbox), which a browser or a JWT library reads unkeyed.
+  for (const [path, access] of accessByPath) fallbackAccess.add('ALL', honoPath(path), access);
+  const notFoundChains = new Map<Access, MiddlewareHandler<AppEnv>>(
+    (Object.keys(guards) as Access[]).map((access) => [access, every(...guards[access], notFound)]),
+  );
   api.on(['GET'], ['/.well-known/*', '/_dev/*'], ...guards.public, notFound);
-  api.on(['ALL'], ['*'], ...guards.apikey, notFound);
+  api.on(['ALL'], ['*'], (c, next) => {
+    // The request path inside the API: the mount point is this route's own pattern without `/*`.
+    const path = c.req.path.slice(routePath(c).length - 2) || '/';
+    let access: Access = 'apikey';
+    for (const [found] of fallbackAccess.match('ALL', path)[0])
+      if (strictness[found] > strictness[access]) access = found;
+    return (notFoundChains.get(access) as MiddlewareHandler<AppEnv>)(c, next);
+  });
   api.onError(handleError(deps));
   return api;
 }

@@ -578,14 +578,75 @@ export const envSchema = z.object({
     .default(60)
     .meta({ description: 'seconds between two SMS codes for one phone factor' }),
   // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
-  SMS_PROVIDER: z.enum(['dev', 'webhook', '']).default('').meta({
-    description: 'phone-factor delivery: `dev` (the development mailbox) or `webhook`',
+  SMS_PROVIDER: z.enum(['dev', 'webhook', 'unifonic', 'taqnyat', 'msegat', 'twilio', '']).default('').meta({
+    description:
+      'SMS delivery of phone codes: `dev` (the development mailbox), `webhook`, or a gateway: `unifonic`, `taqnyat`, `msegat`, `twilio`',
     unsetMeans: '`dev` outside production, none in production',
   }),
   SMS_WEBHOOK_URL: optionalString.meta({
     description: 'with `SMS_PROVIDER=webhook`: where `{to, body, kind}` is POSTed',
   }),
   SMS_WEBHOOK_TOKEN: optionalString.meta({ description: 'bearer token sent to `SMS_WEBHOOK_URL`' }),
+  // The Saudi gateways and Twilio (core/sms/*.ts). Base URLs are settings so tests (and a proxy)
+  // can stand in for the provider; credentials are required only for the provider chosen.
+  SMS_SENDER_ID: optionalString.meta({
+    description:
+      'the registered sender name (alphanumeric, at most 11 characters) for `unifonic`, `taqnyat` and `msegat`',
+  }),
+  SMS_UNIFONIC_APP_SID: optionalString.meta({ description: 'Unifonic AppSid (`SMS_PROVIDER=unifonic`)' }),
+  SMS_UNIFONIC_BASE_URL: z
+    .url()
+    .default('https://el.cloud.unifonic.com')
+    .meta({ description: 'Unifonic API base URL' }),
+  SMS_TAQNYAT_TOKEN: optionalString.meta({ description: 'Taqnyat bearer token (`SMS_PROVIDER=taqnyat`)' }),
+  SMS_TAQNYAT_BASE_URL: z
+    .url()
+    .default('https://api.taqnyat.sa')
+    .meta({ description: 'Taqnyat API base URL (SMS and WhatsApp)' }),
+  SMS_MSEGAT_USERNAME: optionalString.meta({ description: 'Msegat userName (`SMS_PROVIDER=msegat`)' }),
+  SMS_MSEGAT_API_KEY: optionalString.meta({ description: 'Msegat apiKey (`SMS_PROVIDER=msegat`)' }),
+  SMS_MSEGAT_BASE_URL: z.url().default('https://www.msegat.com').meta({ description: 'Msegat API base URL' }),
+  SMS_TWILIO_ACCOUNT_SID: optionalString.meta({
+    description: "Twilio account SID (`SMS_PROVIDER=twilio`, GoTrue's setting)",
+  }),
+  SMS_TWILIO_AUTH_TOKEN: optionalString.meta({ description: "Twilio auth token (GoTrue's setting)" }),
+  SMS_TWILIO_MESSAGE_SERVICE_SID: optionalString.meta({
+    description: "Twilio Messaging Service SID the SMS is sent from (GoTrue's setting)",
+  }),
+  SMS_TWILIO_BASE_URL: z.url().default('https://api.twilio.com').meta({ description: 'Twilio API base URL' }),
+  SMS_PROVIDER_TIMEOUT: int(100, 60_000).default(10_000).meta({
+    description:
+      'milliseconds an SMS or WhatsApp API call may take; a timeout is retried through the outbox like a 5xx',
+  }),
+  // WhatsApp codes (channel "whatsapp"): Meta's Cloud API or Taqnyat's WhatsApp endpoint.
+  WHATSAPP_PROVIDER: z.enum(['', 'meta', 'taqnyat']).default('').meta({
+    description:
+      'WhatsApp delivery of phone codes (`channel: "whatsapp"`): `meta` (WhatsApp Cloud API) or `taqnyat`; unset: GoTrue\'s answer for an unsupported channel',
+  }),
+  WHATSAPP_META_BASE_URL: z
+    .url()
+    .default('https://graph.facebook.com/v21.0')
+    .meta({ description: 'WhatsApp Cloud API base URL, with its version' }),
+  WHATSAPP_META_PHONE_NUMBER_ID: optionalString.meta({
+    description: 'the WhatsApp Business phone number id the codes are sent from (`WHATSAPP_PROVIDER=meta`)',
+  }),
+  WHATSAPP_META_TOKEN: optionalString.meta({ description: 'WhatsApp Cloud API access token (bearer)' }),
+  WHATSAPP_META_TEMPLATE: optionalString.meta({
+    description:
+      'name of the approved authentication template (code as body parameter and copy-code button), in `en` and `ar`',
+  }),
+  WHATSAPP_TAQNYAT_TOKEN: optionalString.meta({
+    description: 'Taqnyat WhatsApp bearer token (`WHATSAPP_PROVIDER=taqnyat`)',
+    unsetMeans: '`SMS_TAQNYAT_TOKEN`',
+  }),
+  WHATSAPP_TAQNYAT_TEMPLATE: optionalString.meta({
+    description: 'name of the authentication template approved through Taqnyat',
+    unsetMeans: '`WHATSAPP_META_TEMPLATE`',
+  }),
+  OTP_CHANNEL_FALLBACK: z.string().default('whatsapp,sms').meta({
+    description:
+      'the order channels are tried in when a phone code is asked for by WhatsApp: a failed WhatsApp delivery goes out by the next (`sms`) within seconds; `whatsapp` alone: no fallback',
+  }),
   // Phone sign-in (GoTrue's EXTERNAL_PHONE_ENABLED): signInWithOtp({ phone }) and verifyOtp type sms,
   // through the SMS sender above. Off by default: every code costs money and needs a real provider.
   EXTERNAL_PHONE_ENABLED: bool.default(false).meta({
@@ -849,10 +910,12 @@ export type Config = {
     /** Seconds between two SMS codes for one phone factor. */
     phoneMaxFrequency: number;
     /** 'none' when no SMS provider is configured in production (phone factors then disabled). */
-    smsProvider: 'dev' | 'webhook' | 'none';
+    smsProvider: SmsProviderName | 'none';
     smsWebhookUrl: string | undefined;
     smsWebhookToken: string | undefined;
   };
+  /** Phone codes through SMS gateways and WhatsApp (core/sms). */
+  delivery: DeliveryConfig;
   /** Third-party sign-in (features/social). */
   social: {
     providers: Record<SocialProviderName, SocialProviderConfig>;
@@ -972,6 +1035,151 @@ function pickMailSettings(
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+export type SmsProviderName = 'dev' | 'webhook' | 'unifonic' | 'taqnyat' | 'msegat' | 'twilio';
+export type OtpChannel = 'whatsapp' | 'sms';
+export type DeliveryConfig = {
+  senderId: string | undefined;
+  timeoutMs: number;
+  unifonic: { appSid: string; baseUrl: string } | undefined;
+  taqnyat: { token: string; baseUrl: string } | undefined;
+  msegat: { userName: string; apiKey: string; baseUrl: string } | undefined;
+  twilio: { accountSid: string; authToken: string; messageServiceSid: string; baseUrl: string } | undefined;
+  whatsapp:
+    | { provider: 'meta'; baseUrl: string; phoneNumberId: string; token: string; template: string }
+    | { provider: 'taqnyat'; baseUrl: string; token: string; template: string }
+    | undefined;
+  /** The order channels are tried in for a code asked for by WhatsApp (always starts with whatsapp). */
+  fallback: OtpChannel[];
+};
+
+type DeliveryEnv = Pick<
+  z.output<typeof envSchema>,
+  | 'SMS_SENDER_ID'
+  | 'SMS_PROVIDER_TIMEOUT'
+  | 'SMS_UNIFONIC_APP_SID'
+  | 'SMS_UNIFONIC_BASE_URL'
+  | 'SMS_TAQNYAT_TOKEN'
+  | 'SMS_TAQNYAT_BASE_URL'
+  | 'SMS_MSEGAT_USERNAME'
+  | 'SMS_MSEGAT_API_KEY'
+  | 'SMS_MSEGAT_BASE_URL'
+  | 'SMS_TWILIO_ACCOUNT_SID'
+  | 'SMS_TWILIO_AUTH_TOKEN'
+  | 'SMS_TWILIO_MESSAGE_SERVICE_SID'
+  | 'SMS_TWILIO_BASE_URL'
+  | 'WHATSAPP_PROVIDER'
+  | 'WHATSAPP_META_BASE_URL'
+  | 'WHATSAPP_META_PHONE_NUMBER_ID'
+  | 'WHATSAPP_META_TOKEN'
+  | 'WHATSAPP_META_TEMPLATE'
+  | 'WHATSAPP_TAQNYAT_TOKEN'
+  | 'WHATSAPP_TAQNYAT_TEMPLATE'
+  | 'OTP_CHANNEL_FALLBACK'
+>;
+
+/**
+ * The gateway settings of the chosen SMS and WhatsApp providers. Missing credentials of a chosen
+ * provider refuse the start (a code that can never be delivered locks people out silently), and the
+ * sender ID is checked as the regulator (CST) registers them: letters and digits, 11 at most.
+ */
+function pickDelivery(e: DeliveryEnv, smsProvider: string, problems: string[]): DeliveryConfig {
+  const need = (provider: string, names: [string, string | undefined][]) => {
+    for (const [name, value] of names) if (!value) problems.push(`SMS_PROVIDER=${provider} needs ${name}`);
+  };
+  const senderId = e.SMS_SENDER_ID;
+  if (senderId !== undefined && !/^[A-Za-z0-9]{1,11}$/.test(senderId))
+    problems.push(
+      `SMS_SENDER_ID must be letters and digits only, at most 11 characters (a registered sender name), got "${senderId}"`,
+    );
+  const saudi = smsProvider === 'unifonic' || smsProvider === 'taqnyat' || smsProvider === 'msegat';
+  if (saudi && senderId === undefined)
+    problems.push(`SMS_PROVIDER=${smsProvider} needs SMS_SENDER_ID (the registered sender name)`);
+  if (smsProvider === 'unifonic') need('unifonic', [['SMS_UNIFONIC_APP_SID', e.SMS_UNIFONIC_APP_SID]]);
+  if (smsProvider === 'taqnyat') need('taqnyat', [['SMS_TAQNYAT_TOKEN', e.SMS_TAQNYAT_TOKEN]]);
+  if (smsProvider === 'msegat')
+    need('msegat', [
+      ['SMS_MSEGAT_USERNAME', e.SMS_MSEGAT_USERNAME],
+      ['SMS_MSEGAT_API_KEY', e.SMS_MSEGAT_API_KEY],
+    ]);
+  if (smsProvider === 'twilio')
+    need('twilio', [
+      ['SMS_TWILIO_ACCOUNT_SID', e.SMS_TWILIO_ACCOUNT_SID],
+      ['SMS_TWILIO_AUTH_TOKEN', e.SMS_TWILIO_AUTH_TOKEN],
+      ['SMS_TWILIO_MESSAGE_SERVICE_SID', e.SMS_TWILIO_MESSAGE_SERVICE_SID],
+    ]);
+  const trim = (u: string) => u.replace(/\/+$/, '');
+  let whatsapp: DeliveryConfig['whatsapp'];
+  if (e.WHATSAPP_PROVIDER === 'meta') {
+    const {
+      WHATSAPP_META_PHONE_NUMBER_ID: id,
+      WHATSAPP_META_TOKEN: token,
+      WHATSAPP_META_TEMPLATE: template,
+    } = e;
+    for (const [name, value] of [
+      ['WHATSAPP_META_PHONE_NUMBER_ID', id],
+      ['WHATSAPP_META_TOKEN', token],
+      ['WHATSAPP_META_TEMPLATE', template],
+    ] as const)
+      if (!value) problems.push(`WHATSAPP_PROVIDER=meta needs ${name}`);
+    if (id && token && template)
+      whatsapp = {
+        provider: 'meta',
+        baseUrl: trim(e.WHATSAPP_META_BASE_URL),
+        phoneNumberId: id,
+        token,
+        template,
+      };
+  } else if (e.WHATSAPP_PROVIDER === 'taqnyat') {
+    const token = e.WHATSAPP_TAQNYAT_TOKEN ?? e.SMS_TAQNYAT_TOKEN;
+    const template = e.WHATSAPP_TAQNYAT_TEMPLATE ?? e.WHATSAPP_META_TEMPLATE;
+    if (!token)
+      problems.push('WHATSAPP_PROVIDER=taqnyat needs WHATSAPP_TAQNYAT_TOKEN (or SMS_TAQNYAT_TOKEN)');
+    if (!template)
+      problems.push('WHATSAPP_PROVIDER=taqnyat needs WHATSAPP_TAQNYAT_TEMPLATE (or WHATSAPP_META_TEMPLATE)');
+    if (token && template)
+      whatsapp = { provider: 'taqnyat', baseUrl: trim(e.SMS_TAQNYAT_BASE_URL), token, template };
+  }
+  const fallback: OtpChannel[] = [];
+  for (const raw of e.OTP_CHANNEL_FALLBACK.split(',')) {
+    const channel = raw.trim().toLowerCase();
+    if (channel === '') continue;
+    if (channel !== 'whatsapp' && channel !== 'sms')
+      problems.push(`OTP_CHANNEL_FALLBACK: "${channel}" is not a channel (whatsapp, sms)`);
+    else if (!fallback.includes(channel)) fallback.push(channel);
+  }
+  if (fallback[0] !== 'whatsapp')
+    problems.push('OTP_CHANNEL_FALLBACK must start with whatsapp (e.g. `whatsapp,sms`)');
+  return {
+    senderId,
+    timeoutMs: e.SMS_PROVIDER_TIMEOUT,
+    unifonic: e.SMS_UNIFONIC_APP_SID
+      ? { appSid: e.SMS_UNIFONIC_APP_SID, baseUrl: trim(e.SMS_UNIFONIC_BASE_URL) }
+      : undefined,
+    taqnyat: e.SMS_TAQNYAT_TOKEN
+      ? { token: e.SMS_TAQNYAT_TOKEN, baseUrl: trim(e.SMS_TAQNYAT_BASE_URL) }
+      : undefined,
+    msegat:
+      e.SMS_MSEGAT_USERNAME && e.SMS_MSEGAT_API_KEY
+        ? {
+            userName: e.SMS_MSEGAT_USERNAME,
+            apiKey: e.SMS_MSEGAT_API_KEY,
+            baseUrl: trim(e.SMS_MSEGAT_BASE_URL),
+          }
+        : undefined,
+    twilio:
+      e.SMS_TWILIO_ACCOUNT_SID && e.SMS_TWILIO_AUTH_TOKEN && e.SMS_TWILIO_MESSAGE_SERVICE_SID
+        ? {
+            accountSid: e.SMS_TWILIO_ACCOUNT_SID,
+            authToken: e.SMS_TWILIO_AUTH_TOKEN,
+            messageServiceSid: e.SMS_TWILIO_MESSAGE_SERVICE_SID,
+            baseUrl: trim(e.SMS_TWILIO_BASE_URL),
+          }
+        : undefined,
+    whatsapp,
+    fallback,
+  };
 }
 
 /** SMS_TEST_OTP: `number:code` pairs; a malformed pair refuses the start (a typo must not go unseen). */
@@ -1220,6 +1428,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   const socialProblems: string[] = [];
   const socialProviders = pickSocialProviders(e, socialProblems);
+  const delivery = pickDelivery(e, smsProvider, socialProblems);
   if (socialProblems.length > 0) throw new ConfigError(problemList('Invalid configuration', socialProblems));
 
   const resolvePath = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
@@ -1312,6 +1521,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       testOtp: parseTestOtp(e.SMS_TEST_OTP),
       autoconfirm: e.SMS_AUTOCONFIRM,
     },
+    delivery,
     passkey: {
       enabled: e.PASSKEY_ENABLED,
       maxPerUser: e.PASSKEY_MAX_PER_USER,
@@ -1327,7 +1537,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       factorExpiry: e.MFA_FACTOR_EXPIRY,
       phoneOtpExpiry: e.MFA_PHONE_OTP_EXPIRY,
       phoneMaxFrequency: e.MFA_PHONE_MAX_FREQUENCY,
-      smsProvider: smsProvider as 'dev' | 'webhook' | 'none',
+      smsProvider: smsProvider as SmsProviderName | 'none',
       smsWebhookUrl: e.SMS_WEBHOOK_URL,
       smsWebhookToken: e.SMS_WEBHOOK_TOKEN,
     },

@@ -12,7 +12,9 @@ import { devMailboxTransport, type MailTransport, smtpTransport } from './core/m
 import { addMetricsSource } from './core/metrics.ts';
 import { openMigratedDatabase } from './core/open-database.ts';
 import { assertResidency } from './core/outbound.ts';
-import { devMailboxSms, noSms, type SmsSender, webhookSms } from './core/sms/sender.ts';
+import { type CodeDelivery, createCodeDelivery, SMS_OUTBOX_KIND } from './core/sms/code-delivery.ts';
+import { smsSenderFromConfig, whatsAppSenderFromConfig } from './core/sms/from-config.ts';
+import type { SmsSender } from './core/sms/sender.ts';
 import { causeOf, databaseStartupError, StartupError } from './core/startup-error.ts';
 import { type Sweeper, startSweeper } from './core/sweep.ts';
 import { KeyStore } from './crypto/jwt.ts';
@@ -102,20 +104,27 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     clock,
     linkLifetimeMs: config.MAILER_OTP_EXP * 1000,
+    // Late-bound: the code delivery below is built after the dispatcher it queues into.
+    sms: {
+      kind: SMS_OUTBOX_KIND,
+      send: (row) => sms.retry(row),
+      lifetimeMs: (row) => sms.lifetimeMs(row),
+    },
     sendHook: config.hooks.SEND_EMAIL
       ? (m) => sendEmailThroughHook(hookDeps, { userId: m.userId, emailData: m.emailData as HookEmailData })
       : undefined,
   });
-  const m = config.mfa;
-  const sms =
-    opts.smsSender ??
-    (config.hooks.SEND_SMS
-      ? hookSmsSender(hookDeps)
-      : m.smsProvider === 'webhook' && m.smsWebhookUrl
-        ? webhookSms(m.smsWebhookUrl, m.smsWebhookToken)
-        : m.smsProvider === 'dev'
-          ? devMailboxSms(database.db)
-          : noSms);
+  const sms: CodeDelivery = createCodeDelivery({
+    db: database.db,
+    sms:
+      opts.smsSender ??
+      (config.hooks.SEND_SMS ? hookSmsSender(hookDeps) : smsSenderFromConfig(config, database.db)),
+    whatsapp: whatsAppSenderFromConfig(config),
+    fallback: config.delivery.fallback,
+    logger,
+    clock,
+    kickOutbox: () => mail.kick(),
+  });
   const deps: Deps = {
     config,
     database,

@@ -26,7 +26,9 @@ export type AuditAction =
   | 'passkey_created'
   | 'passkey_updated'
   | 'passkey_deleted'
-  | 'users_imported';
+  | 'users_imported'
+  /** A phone code left for the visitor: payload names the channel and provider that carried it. */
+  | 'otp_delivered';
 
 /** Written in the same transaction as the change it records. Never holds secrets. */
 export async function audit(

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/main.ts';
 import { createFreshDatabase } from './fresh-database.ts';
 import type { ParsedMail } from './mime.ts';
@@ -53,7 +53,11 @@ async function startSmtp(): Promise<{ port: number; inbox: Inbox; close(): Promi
   return { port: smtp.port, inbox, close: smtp.close };
 }
 
-export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Record<string, string> = {},
+  /** A logger of the test's own (e.g. writing into a string the test reads). */
+  opts: { logger?: Logger } = {},
+): Promise<TestServer> {
   const smtp = await startSmtp();
   const baseDbUrl = process.env.DATABASE_URL;
   const database = baseDbUrl ? await createFreshDatabase(baseDbUrl) : undefined;
@@ -89,7 +93,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     server = await startServer(config, {
       host: '127.0.0.1',
       site: false,
-      logger: createLogger(env.LOG_LEVEL ?? 'silent'),
+      logger: opts.logger ?? createLogger(env.LOG_LEVEL ?? 'silent'),
     });
   } catch (err) {
     await smtp.close();

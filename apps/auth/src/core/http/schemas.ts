@@ -1,10 +1,27 @@
 import { z } from 'zod';
 import { AuthError } from '../../errors.ts';
+import { normalizeDigits } from '../digits.ts';
 
 // Shared request fragments. Strings are bounded so hostile sizes fail validation before any work.
 export const emailField = z.string().max(1000);
 export const passwordField = z.string().max(1000);
 export const metadataField = z.unknown().optional();
+
+/**
+ * A typed code (email/SMS OTP, TOTP, reauthentication nonce) or phone number: bounded as typed, then
+ * normalized (core/digits.ts) before any check, so the handler only ever sees ASCII digits.
+ * `overwrite` keeps the schema a plain string in the OpenAPI document.
+ */
+export const codeField = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .overwrite((v) => normalizeDigits(v, 'code'));
+export const phoneField = (max = 100) =>
+  z
+    .string()
+    .max(max)
+    .overwrite((v) => normalizeDigits(v, 'phone'));
 
 /**
  * The cap on user metadata, per request (parseMetadata below) and as stored after a merge

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.ts';
-import { claimDueMail, markFailed, markSent } from '../../db/outbox.repo.ts';
+import { claimDueMail, markFailed, markSent, type OutboxMessage } from '../../db/outbox.repo.ts';
 import type { Logger } from '../../logger.ts';
 import type { MailTransport } from './transport.ts';
 
@@ -43,11 +43,24 @@ export function createMailDispatcher(opts: {
    * email_data goes to it instead of the transport, with the same retries.
    */
   sendHook?: ((m: { userId: string | null; emailData: Record<string, string> }) => Promise<void>) | undefined;
+  /**
+   * Phone codes waiting for a retry (core/sms/code-delivery.ts) share the outbox and its back-off;
+   * they are retried while their code is valid, and an error with `permanent: true` ends them at once.
+   */
+  sms?:
+    | {
+        kind: string;
+        send(m: OutboxMessage): Promise<void>;
+        lifetimeMs(m: OutboxMessage): number;
+      }
+    | undefined;
   pollMs?: number;
 }): MailDispatcher {
   const { db, transport, from, logger, clock } = opts;
-  // Bodies leave the database once sent, except in the dev mailbox, which is where they are read.
+  // Bodies leave the database once sent, except in the dev mailbox, which is where they are read
+  // (a queued phone code is never read there: always blanked).
   const scrub = transport.kind !== 'dev-mailbox';
+  const isSmsRow = (m: OutboxMessage) => opts.sms !== undefined && m.kind === opts.sms.kind;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -59,19 +72,22 @@ export function createMailDispatcher(opts: {
       await Promise.all(
         batch.map(async (m) => {
           try {
-            if (m.hookEmailData && opts.sendHook)
+            if (opts.sms && isSmsRow(m)) await opts.sms.send(m);
+            else if (m.hookEmailData && opts.sendHook)
               await opts.sendHook({ userId: m.userId, emailData: m.hookEmailData });
             else
               await transport.send({ from, to: m.toAddress, subject: m.subject, text: m.text, html: m.html });
-            await markSent(db, m.id, clock(), scrub);
+            await markSent(db, m.id, clock(), scrub || isSmsRow(m));
             logger.info({ mailId: m.id, kind: m.kind, transport: transport.kind }, 'mail sent');
           } catch (err) {
-            const next = nextAttemptAt(m.createdAt, m.attempts, clock(), opts.linkLifetimeMs);
+            const permanent = (err as { permanent?: unknown }).permanent === true;
+            const lifetime = opts.sms && isSmsRow(m) ? opts.sms.lifetimeMs(m) : opts.linkLifetimeMs;
+            const next = permanent ? null : nextAttemptAt(m.createdAt, m.attempts, clock(), lifetime);
             logger.warn(
               { mailId: m.id, kind: m.kind, attempt: m.attempts, err: (err as Error).message, retryAt: next },
               'mail send failed',
             );
-            await markFailed(db, m.id, (err as Error).message, next, scrub).catch(() => {});
+            await markFailed(db, m.id, (err as Error).message, next, scrub || isSmsRow(m)).catch(() => {});
           }
         }),
       );

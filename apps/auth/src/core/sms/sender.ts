@@ -5,6 +5,9 @@
 //                         "Authorization: Bearer $SMS_WEBHOOK_TOKEN" when set. Any 2xx is success; a JSON
 //                         answer with `message_id` (or `id`) is passed back to the client. Bridge it to
 //                         Twilio, Vonage, MessageBird… in a few lines of your own.
+//   SMS_PROVIDER=unifonic | taqnyat | msegat | twilio: the gateways' own APIs (one module each here);
+//   WHATSAPP_PROVIDER adds WhatsApp (whatsapp.ts), and code-delivery.ts wraps them all with the
+//   channel fallback, the outbox retries and the audit row.
 // Programmatic callers (tests, embedders) pass any object implementing SmsSender to startServer.
 import type { Db } from '../../db/client.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
@@ -13,6 +16,16 @@ export type SmsMessage = {
   to: string;
   body: string;
   kind: 'mfa_phone' | 'phone_otp';
+  /** What the visitor asked for; 'whatsapp' is honoured when WHATSAPP_PROVIDER is set. */
+  channel?: 'sms' | 'whatsapp' | undefined;
+  /** The code alone (a WhatsApp template carries it as a parameter, not the text). */
+  code?: string | undefined;
+  /** The visitor's language (core/mail/locale.ts): the WhatsApp template's language. */
+  locale?: string | undefined;
+  /** The account the code is for: the audit row of its delivery. */
+  userId?: string | undefined;
+  /** How long the code is valid: retries stop after it. */
+  validForSec?: number | undefined;
   /** For the send-SMS hook (core/hooks/send-hooks.ts), which gets the code and the user, not the text. */
   hook?: {
     otp: string;

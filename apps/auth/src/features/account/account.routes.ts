@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { userSchema } from '../../core/http/response-schemas.ts';
+import { codeField } from '../../core/http/schemas.ts';
 import { deleteAccount, exportAccount, listSessions } from './account.ts';
 
 const sessionSchema = z
@@ -45,7 +46,7 @@ const exportSchema = z
 
 export const deleteAccountBody = z.object({
   /** The 6-digit code mailed by GET /reauthenticate. */
-  nonce: z.string().max(100).optional(),
+  nonce: codeField(100).optional(),
 });
 
 export function accountEndpoints(deps: Deps): Endpoint[] {

@@ -8,7 +8,7 @@ import type { AppEnv } from '../../core/http/context.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { factorSchema, userSchema } from '../../core/http/response-schemas.ts';
-import { parseMetadata } from '../../core/http/schemas.ts';
+import { parseMetadata, phoneField } from '../../core/http/schemas.ts';
 import { deleteUserFactor, listUserFactors } from './admin-factors.ts';
 import { bodyUuid, parsePagination, pathUuid } from './admin-input.ts';
 import { generateLink, inviteUser } from './admin-links.ts';
@@ -27,7 +27,7 @@ import {
 const str = (max: number) => z.string().max(max).nullish();
 const userAttributes = z.object({
   email: str(1000),
-  phone: str(100),
+  phone: phoneField().nullish(),
   password: str(1000),
   password_hash: str(1000),
   email_confirm: z.boolean().nullish(),

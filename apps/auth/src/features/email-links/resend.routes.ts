@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
-import { emailField } from '../../core/http/schemas.ts';
+import { emailField, phoneField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
@@ -12,7 +12,7 @@ import { resend } from './recover.ts';
 export const resendBody = z.object({
   type: z.string().max(50),
   email: emailField.optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
   code_challenge: z.string().max(1000).nullish(),
   code_challenge_method: z.string().max(20).nullish(),
 });

@@ -4,6 +4,7 @@ import { PKCE_LINK_PREFIX } from '../../core/email-tokens.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { sessionSchema } from '../../core/http/response-schemas.ts';
+import { codeField, phoneField } from '../../core/http/schemas.ts';
 import { AuthError } from '../../errors.ts';
 import { verifyPhoneOtp } from '../otp/index.ts';
 import { EMAIL_CHANGE_HALF_CONFIRMED } from '../user/index.ts';
@@ -12,9 +13,9 @@ import { verifyToken } from './verify.ts';
 export const verifyBody = z.object({
   type: z.string().max(50),
   token_hash: z.string().max(512).optional(),
-  token: z.string().max(512).optional(),
+  token: codeField(512).optional(),
   email: z.string().max(1000).optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
 });
 
 function withFragment(url: string, params: Record<string, string>): string {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { enrolledFactorSchema, sessionSchema } from '../../core/http/response-schemas.ts';
+import { codeField, phoneField } from '../../core/http/schemas.ts';
 import { AuthError } from '../../errors.ts';
 import { enrollFactor, unenrollFactor } from './factors.ts';
 import { createChallenge, verifyFactor } from './verify-factor.ts';
@@ -10,7 +11,7 @@ export const enrollBody = z.object({
   factor_type: z.string().max(20),
   friendly_name: z.string().max(255).nullish(),
   issuer: z.string().max(255).nullish(),
-  phone: z.string().max(50).nullish(),
+  phone: phoneField(50).nullish(),
 });
 export const challengeBody = z.object({
   channel: z.string().max(20).nullish(),
@@ -18,7 +19,7 @@ export const challengeBody = z.object({
 });
 export const verifyBody = z.object({
   challenge_id: z.string().max(100),
-  code: z.string().max(20).nullish(),
+  code: codeField(20).nullish(),
   webauthn: z
     .object({
       type: z.enum(['create', 'request']).optional(),

@@ -2,6 +2,7 @@
 
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { EnrolledFactor } from '../../core/http/response-schemas.ts';
+import { parsePhone } from '../../core/phone.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { isUniqueViolation } from '../../db/client.ts';
 import {
@@ -113,11 +114,10 @@ export async function enrollFactor(
   if (type === 'phone' && deps.sms.kind === 'none') throw new AuthError('mfa_phone_enroll_not_enabled');
   let phone: string | undefined;
   if (type === 'phone') {
-    const raw = (input.phone ?? '').replace(/[\s()-]/g, '');
-    const withPlus = raw.startsWith('+') ? raw : `+${raw}`;
-    if (!E164.test(withPlus))
+    // The one parser (digits typed in Arabic script, separators), then MFA's own minimum of 8 digits.
+    phone = parsePhone(input.phone ?? '');
+    if (!E164.test(`+${phone}`))
       throw new AuthError('validation_failed', 'Invalid phone number format (E.164 required)');
-    phone = withPlus.slice(1);
   }
   const friendlyName = (input.friendlyName ?? '').trim();
   const now = deps.clock();

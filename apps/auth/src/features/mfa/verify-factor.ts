@@ -4,6 +4,7 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { mfaVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
+import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { renderSecurityNotice } from '../../core/mail/notices.ts';
 import {
   clearBackoff,
@@ -13,6 +14,7 @@ import {
   reserveFactorAttempt,
   smsQuota,
 } from '../../core/rate-limit.ts';
+import { codeText } from '../../core/sms/message-text.ts';
 import { userJson } from '../../core/user-json.ts';
 import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -106,6 +108,8 @@ export async function createChallenge(
     const channel = input.channel ?? 'sms';
     if (channel !== 'sms' && channel !== 'whatsapp')
       throw new AuthError('validation_failed', 'Channel must be sms or whatsapp');
+    // A factor's language is the one remembered on the user (there is no page to go by).
+    const locale = mailLocaleFor(undefined, deps.config.SITE_URL, user.userMetadata);
     const wait = deps.config.mfa.phoneMaxFrequency;
     const code = randomOtp();
     const challenge = await deps.db.transaction(async (tx) => {
@@ -142,8 +146,13 @@ export async function createChallenge(
     try {
       await deps.sms.send({
         to: `+${factor.phone}`,
-        body: `Your Namaa verification code is ${code}. It expires in ${Math.round(deps.config.mfa.challengeExpiry / 60)} minutes.`,
+        body: codeText(locale, code, 'mfa', Math.max(1, Math.round(deps.config.mfa.challengeExpiry / 60))),
         kind: 'mfa_phone',
+        channel,
+        code,
+        locale,
+        userId: user.id,
+        validForSec: deps.config.mfa.challengeExpiry,
         hook: { otp: code, user: userJson(user, []), smsType: 'mfa', ip: meta.ip },
       });
     } catch (err) {

@@ -26,9 +26,13 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
             : {}),
           disable_signup: deps.config.DISABLE_SIGNUP,
           mailer_autoconfirm: deps.config.MAILER_AUTOCONFIRM,
-          phone_autoconfirm: false,
-          sms_provider: '',
+          phone_autoconfirm: deps.config.phone.autoconfirm,
+          // GoTrue names the configured provider; '' when codes cannot be sent.
+          sms_provider: deps.config.mfa.smsProvider === 'none' ? '' : deps.config.mfa.smsProvider,
           saml_enabled: false,
+          // GoTrue's: whether signInWithPasskey and passkey registration work (the site shows its
+          // passkey buttons only then).
+          passkeys_enabled: deps.config.passkey.enabled,
           password_min_length: deps.config.PASSWORD_MIN_LENGTH,
         }),
     }),

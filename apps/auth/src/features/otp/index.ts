@@ -4,6 +4,7 @@ export {
   assertPhoneEnabled,
   enforcePhoneFloor,
   type PhoneCodeType,
+  parseChannel,
   requestPhoneChange,
   resendPhoneCode,
   sendPhoneCode,

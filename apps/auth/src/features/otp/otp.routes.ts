@@ -2,16 +2,16 @@ import { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
-import { emailField, metadataField, parseMetadata } from '../../core/http/schemas.ts';
+import { emailField, metadataField, parseMetadata, phoneField } from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
 import { requestEmailOtp } from './otp.ts';
-import { assertPhoneEnabled, requestPhoneOtp } from './phone.ts';
+import { assertPhoneEnabled, parseChannel, requestPhoneOtp } from './phone.ts';
 
 export const otpBody = z.object({
   email: emailField.optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
   // The client always sends it (`shouldCreateUser`, default true); GoTrue's default when absent too.
   create_user: z.boolean().optional(),
   data: metadataField,
@@ -27,7 +27,7 @@ export function otpEndpoints(deps: Deps): Endpoint[] {
       path: '/otp',
       access: 'apikey',
       summary:
-        'Passwordless sign-in: mails a link and a 6-digit code (verified at /verify, type magiclink or email), or with EXTERNAL_PHONE_ENABLED texts a code (type sms); answers alike whether or not the account exists',
+        'Passwordless sign-in: mails a link and a 6-digit code (verified at /verify, type magiclink or email), or with EXTERNAL_PHONE_ENABLED texts a code (type sms; `channel: whatsapp` with WHATSAPP_PROVIDER, falling back to SMS); answers alike whether or not the account exists',
       body: otpBody,
       query: z.object({ redirect_to: z.string().optional() }),
       responses: {
@@ -50,13 +50,14 @@ export function otpEndpoints(deps: Deps): Endpoint[] {
         const data = parseMetadata(body.data) ?? {};
         if (phone) {
           assertPhoneEnabled(deps);
-          if (body.channel && body.channel !== 'sms')
-            throw new AuthError(
-              'validation_failed',
-              "Invalid channel, supported values are 'sms' or 'whatsapp'",
-            );
+          const channel = parseChannel(deps, body.channel || undefined);
+          const redirectTo = query('redirect_to') ? redirectFor(deps, c, query('redirect_to')) : undefined;
           const sent = await withResponseFloor(deps, () =>
-            requestPhoneOtp(deps, { phone, createUser: body.create_user ?? true, data }, c.get('meta')),
+            requestPhoneOtp(
+              deps,
+              { phone, createUser: body.create_user ?? true, data, channel, redirectTo },
+              c.get('meta'),
+            ),
           );
           return c.json(sent.messageId ? { message_id: sent.messageId } : {});
         }

@@ -3,14 +3,17 @@
 // a phone + password sign-up (same type), and a phone change (updateUser({ phone }), verifyOtp type
 // phone_change). Numbers are kept as GoTrue keeps them: E.164 digits without the "+" (core/phone.ts).
 import { randomUUID } from 'node:crypto';
+import type { OtpChannel } from '../../config.ts';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { otpHash } from '../../core/email-tokens.ts';
 import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
+import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
 import { parsePhone } from '../../core/phone.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
+import { codeText } from '../../core/sms/message-text.ts';
 import { userJson } from '../../core/user-json.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -28,6 +31,18 @@ import {
 import { AuthError } from '../../errors.ts';
 
 export type PhoneCodeType = 'sms' | 'phone_change';
+
+const INVALID_CHANNEL = "Invalid channel, supported values are 'sms' or 'whatsapp'";
+
+/**
+ * The channel a phone code is asked for on (`channel` of POST /otp and a phone sign-up). WhatsApp
+ * needs WHATSAPP_PROVIDER; without it GoTrue's answer for a channel its provider lacks.
+ */
+export function parseChannel(deps: Deps, channel: string | undefined): OtpChannel {
+  if (channel === undefined || channel === 'sms') return 'sms';
+  if (channel === 'whatsapp' && deps.config.delivery.whatsapp) return 'whatsapp';
+  throw new AuthError('validation_failed', INVALID_CHANNEL);
+}
 
 export function assertPhoneEnabled(deps: Deps, message = 'Unsupported phone provider'): void {
   if (!deps.config.phone.enabled) throw new AuthError('phone_provider_disabled', message, { status: 400 });
@@ -64,6 +79,8 @@ export async function sendPhoneCode(
   type: PhoneCodeType,
   /** For the send-SMS hook (core/hooks): the user as GoTrue's JSON, and the caller's IP. */
   hook?: { user?: Record<string, unknown>; ip?: string },
+  /** The channel asked for, and what the message's language is chosen by (core/mail/locale.ts). */
+  delivery: { channel?: OtpChannel; userMetadata?: unknown; redirectTo?: string | undefined } = {},
 ): Promise<{ messageId: string | undefined }> {
   if (deps.config.phone.testOtp.has(phone)) return { messageId: 'test-otp' };
   await smsQuota(deps);
@@ -83,12 +100,17 @@ export async function sendPhoneCode(
     }),
   );
   const minutes = Math.max(1, Math.round(deps.config.phone.otpExp / 60));
-  const what = type === 'phone_change' ? 'code to confirm your new number' : 'sign-in code';
+  const locale = mailLocaleFor(delivery.redirectTo, deps.config.SITE_URL, delivery.userMetadata);
   try {
     return await deps.sms.send({
       to: `+${phone}`,
-      body: `Your Namaa ${what} is ${code}. It expires in ${minutes} minute(s).`,
+      body: codeText(locale, code, type === 'phone_change' ? 'phone_change' : 'sign_in', minutes),
       kind: 'phone_otp',
+      channel: delivery.channel ?? 'sms',
+      code,
+      locale,
+      userId,
+      validForSec: deps.config.phone.otpExp,
       hook: {
         otp: code,
         userId,
@@ -112,7 +134,13 @@ export async function sendPhoneCode(
  */
 export async function requestPhoneOtp(
   deps: Deps,
-  input: { phone: string; createUser: boolean; data: Record<string, unknown> },
+  input: {
+    phone: string;
+    createUser: boolean;
+    data: Record<string, unknown>;
+    channel?: OtpChannel;
+    redirectTo?: string | undefined;
+  },
   meta: RequestMeta,
 ): Promise<{ messageId: string | undefined }> {
   assertPhoneEnabled(deps);
@@ -154,7 +182,14 @@ export async function requestPhoneOtp(
       if (!user) throw err;
     }
   }
-  return sendPhoneCode(deps, user.id, phone, 'sms', { user: userJson(user, []), ip: meta.ip });
+  return sendPhoneCode(
+    deps,
+    user.id,
+    phone,
+    'sms',
+    { user: userJson(user, []), ip: meta.ip },
+    { channel: input.channel ?? 'sms', userMetadata: user.userMetadata, redirectTo: input.redirectTo },
+  );
 }
 
 const expired = () => new AuthError('otp_expired', 'Token has expired or is invalid');
@@ -258,7 +293,7 @@ export async function resendPhoneCode(
     const user = await findUserByPhone(deps.db, phone);
     if (!user || user.phoneConfirmedAt) return { messageId: unsentMessageId(deps, phone) };
     await updateUser(deps.db, user.id, { confirmationSentAt: deps.clock() });
-    return sendPhoneCode(deps, user.id, phone, 'sms');
+    return sendPhoneCode(deps, user.id, phone, 'sms', undefined, { userMetadata: user.userMetadata });
   }
   const user = (await findUserByPendingPhone(deps.db, phone)) ?? (await findUserByPhone(deps.db, phone));
   const to = user?.phoneChange;
@@ -266,7 +301,7 @@ export async function resendPhoneCode(
   // The pending number has its own floor too (the request may have named the current one).
   if (to !== phone) await enforcePhoneFloor(deps, to);
   await updateUser(deps.db, user.id, { phoneChangeSentAt: deps.clock() });
-  return sendPhoneCode(deps, user.id, to, 'phone_change');
+  return sendPhoneCode(deps, user.id, to, 'phone_change', undefined, { userMetadata: user.userMetadata });
 }
 
 /**
@@ -290,6 +325,6 @@ export async function requestPhoneChange(
     phoneChangeSentAt: deps.clock(),
     updatedAt: deps.clock(),
   });
-  await sendPhoneCode(deps, user.id, phone, 'phone_change');
+  await sendPhoneCode(deps, user.id, phone, 'phone_change', undefined, { userMetadata: user.userMetadata });
   return { pending: true };
 }

@@ -4,7 +4,7 @@ import type { Deps } from '../../core/deps.ts';
 import { type AppEnv, parseBody } from '../../core/http/context.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { type Session, sessionSchema } from '../../core/http/response-schemas.ts';
-import { emailField, passwordField } from '../../core/http/schemas.ts';
+import { emailField, passwordField, phoneField } from '../../core/http/schemas.ts';
 import { countSignIn } from '../../core/metrics.ts';
 import { pkceGrant } from '../../core/pkce.ts';
 import { AuthError } from '../../errors.ts';
@@ -15,7 +15,7 @@ import { refreshGrant } from './refresh.ts';
 
 export const passwordGrantBody = z.object({
   email: emailField.optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
   password: passwordField.optional(),
 });
 export const refreshGrantBody = z.object({ refresh_token: z.string().max(1000).optional() });

@@ -26,7 +26,7 @@ import {
   updateUser,
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
-import { assertPhoneEnabled, enforcePhoneFloor, sendPhoneCode } from '../otp/index.ts';
+import { assertPhoneEnabled, enforcePhoneFloor, parseChannel, sendPhoneCode } from '../otp/index.ts';
 
 export type PhoneSignupInput = {
   phone: string;
@@ -46,8 +46,7 @@ export async function signUpWithPhone(
   if (deps.config.DISABLE_SIGNUP) throw new AuthError('signup_disabled');
   if (!input.password) throw new AuthError('validation_failed', 'Signup requires a valid password');
   assertPasswordAcceptable(input.password, passwordPolicyOf(deps.config), {});
-  if (input.channel !== undefined && input.channel !== 'sms')
-    throw new AuthError('validation_failed', "Invalid channel, supported values are 'sms' or 'whatsapp'");
+  const channel = parseChannel(deps, input.channel);
   if (input.hasPkce) throw new AuthError('validation_failed', 'PKCE not supported for phone signups');
   assertPhoneEnabled(deps, 'Phone signups are disabled');
   const phone = parsePhone(input.phone);
@@ -106,7 +105,7 @@ export async function signUpWithPhone(
     return userJson(winner, rel.identities, rel.factors);
   }
   if (!autoconfirm) {
-    await sendPhoneCode(deps, user.id, phone, 'sms');
+    await sendPhoneCode(deps, user.id, phone, 'sms', undefined, { channel, userMetadata: user.userMetadata });
     const rel = await loadUserRelations(deps.db, user.id);
     return userJson(user, rel.identities, rel.factors);
   }

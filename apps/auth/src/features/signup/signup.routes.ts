@@ -3,7 +3,13 @@ import type { Deps } from '../../core/deps.ts';
 import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { sessionSchema, userSchema } from '../../core/http/response-schemas.ts';
-import { emailField, metadataField, parseMetadata, passwordField } from '../../core/http/schemas.ts';
+import {
+  emailField,
+  metadataField,
+  parseMetadata,
+  passwordField,
+  phoneField,
+} from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { withResponseFloor } from '../../core/response-floor.ts';
 import { AuthError } from '../../errors.ts';
@@ -14,7 +20,7 @@ import { signUp } from './signup.ts';
 export const signupBody = z.object({
   email: emailField.optional(),
   password: passwordField.optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
   data: metadataField,
   channel: z.string().max(20).optional(),
   code_challenge: z.string().max(1000).nullish(),

@@ -2,6 +2,7 @@
 // tokens' `sub`, foreign keys in the project's own tables and the audit trail stay valid), and so are
 // the password hashes: bcrypt and argon2 verify at sign-in and are rehashed to argon2id on success
 // (crypto/passwords.ts). What cannot move is reported, never guessed.
+import { normalizeDigits } from '../../core/digits.ts';
 import type { ImportedFactor, ImportedIdentity, ImportedUser } from '../../db/import.repo.ts';
 import type { SourceData, SourceRow } from './read-source.ts';
 
@@ -21,6 +22,10 @@ const text = (v: unknown): string | null => (v === null || v === undefined ? nul
 const nonEmpty = (v: unknown): string | null => {
   const s = text(v);
   return s === null || s === '' ? null : s;
+};
+const importedPhone = (v: unknown): string | null => {
+  const s = nonEmpty(v);
+  return s === null ? null : normalizeDigits(s, 'phone').replace(/^\+/, '') || null;
 };
 /** pg_dump's `2024-01-01 10:00:00.123456+00` or to_jsonb's `2024-01-01T10:00:00.123456+00:00`. */
 export function timestamp(v: unknown): Date | null {
@@ -68,8 +73,9 @@ function mapUser(r: SourceRow, warnings: string[]): ImportedUser | undefined {
     lastSignInAt: timestamp(r.last_sign_in_at),
     appMetadata: json(r.raw_app_meta_data),
     userMetadata: json(r.raw_user_meta_data),
-    // GoTrue stores phones as E.164 digits without "+", as this service does.
-    phone: nonEmpty(r.phone)?.replace(/^\+/, '') ?? null,
+    // GoTrue stores phones as E.164 digits without "+", as this service does; a number written into
+    // its table by hand in Arabic digits is stored in the one form every look-up uses.
+    phone: importedPhone(r.phone),
     phoneConfirmedAt: timestamp(r.phone_confirmed_at),
     isAnonymous: bool(r.is_anonymous),
     bannedUntil: timestamp(r.banned_until),
@@ -130,9 +136,9 @@ function mapFactor(r: SourceRow, warnings: string[]): ImportedFactor | undefined
     return { ...base, factorType: 'totp', secret };
   }
   if (type === 'phone') {
-    const phone = nonEmpty(r.phone);
+    const phone = importedPhone(r.phone);
     if (!phone) return undefined;
-    return { ...base, factorType: 'phone', phone: phone.replace(/^\+/, '') };
+    return { ...base, factorType: 'phone', phone };
   }
   warnings.push(`${type ?? 'unknown'} factor ${id} of user ${userId}: not moved (enrol again)`);
   return undefined;

@@ -4,7 +4,14 @@ import { defineEndpoint, type Endpoint } from '../../core/http/define-endpoint.t
 import { authRelations } from '../../core/http/guards.ts';
 import { redirectFor } from '../../core/http/redirect.ts';
 import { userSchema } from '../../core/http/response-schemas.ts';
-import { emailField, metadataField, parseMetadata, passwordField } from '../../core/http/schemas.ts';
+import {
+  codeField,
+  emailField,
+  metadataField,
+  parseMetadata,
+  passwordField,
+  phoneField,
+} from '../../core/http/schemas.ts';
 import { parsePkceParams } from '../../core/pkce.ts';
 import { userJson } from '../../core/user-json.ts';
 import { loadUserRelations } from '../../db/users.repo.ts';
@@ -12,10 +19,10 @@ import { updateCurrentUser } from './user-update.ts';
 
 export const userUpdateBody = z.object({
   email: emailField.optional(),
-  phone: z.string().max(100).optional(),
+  phone: phoneField().optional(),
   password: passwordField.optional(),
   data: metadataField,
-  nonce: z.string().max(100).optional(),
+  nonce: codeField(100).optional(),
   code_challenge: z.string().max(1000).nullish(),
   code_challenge_method: z.string().max(20).nullish(),
 });

@@ -21,6 +21,10 @@ describe('service endpoints', () => {
       external: { email: true },
       mailer_autoconfirm: false,
       disable_signup: false,
+      // Off by default (PASSKEY_ENABLED, SMS_AUTOCONFIRM); outside production SMS goes to the dev mailbox.
+      passkeys_enabled: false,
+      phone_autoconfirm: false,
+      sms_provider: 'dev',
     });
     const jwks = await fetch(`${t.url}/auth/v1/.well-known/jwks.json`);
     expect(jwks.headers.get('cache-control')).toBe('public, max-age=600');

@@ -71,6 +71,12 @@ async function post(path: string, body: unknown, token?: string) {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+describe('settings', () => {
+  it('GET /settings says passkeys_enabled (what the site reads before showing its passkey buttons)', async () => {
+    expect(await (await t.api('/settings')).json()).toMatchObject({ passkeys_enabled: true });
+  });
+});
+
 describe('registration', () => {
   it('startRegistration: creation options for a discoverable ES256 credential of this RP and user', async () => {
     const sb = t.client();

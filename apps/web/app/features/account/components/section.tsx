@@ -3,6 +3,7 @@ import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import type { Outcome } from '~/features/account/lib/use-action.ts';
 import { FormMessage } from '~/features/auth/components/auth-card.tsx';
+import { CODE_PATTERN, sixDigitCode } from '~/lib/digits.ts';
 
 /**
  * One part of the account page: a card with its heading, and its live region, where the outcome of
@@ -69,7 +70,7 @@ export function CodeField({
         dir="ltr"
         inputMode="numeric"
         autoComplete="one-time-code"
-        pattern="[0-9]*"
+        pattern={CODE_PATTERN}
         maxLength={6}
         required
         disabled={disabled}
@@ -80,8 +81,10 @@ export function CodeField({
   );
 }
 
-/** The six digits typed into a code form (spaces dropped), or undefined when it is not six digits. */
+/**
+ * The six digits typed into a code form (spaces dropped, Arabic-Indic and Persian digits made ASCII),
+ * or undefined when it is not six digits.
+ */
 export function sixDigits(form: HTMLFormElement): string | undefined {
-  const code = String(new FormData(form).get('code') ?? '').replace(/\s/g, '');
-  return /^\d{6}$/.test(code) ? code : undefined;
+  return sixDigitCode(String(new FormData(form).get('code') ?? ''));
 }

@@ -8,6 +8,7 @@ import { isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
 import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
+import { CODE_PATTERN, sixDigitCode } from '~/lib/digits.ts';
 import { notifySuccess } from '~/lib/notify.ts';
 
 type Factors = { totp?: string; webauthn?: string };
@@ -55,9 +56,10 @@ export function MfaStep() {
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const code = String(new FormData(event.currentTarget).get('code') ?? '').replace(/\s/g, '');
+    // Typed on an Arabic keyboard, the code arrives as ٠–٩: sent as ASCII digits.
+    const code = sixDigitCode(String(new FormData(event.currentTarget).get('code') ?? ''));
     if (!factors?.totp) return;
-    if (!/^\d{6}$/.test(code)) return fail(copy.codeFormat, true);
+    if (!code) return fail(copy.codeFormat, true);
     setBusy(true);
     try {
       const auth = await getAuthClient();
@@ -116,7 +118,7 @@ export function MfaStep() {
               dir="ltr"
               inputMode="numeric"
               autoComplete="one-time-code"
-              pattern="[0-9]*"
+              pattern={CODE_PATTERN}
               maxLength={6}
               required
               disabled={busy}

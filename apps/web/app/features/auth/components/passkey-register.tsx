@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { isCancelledCeremony, passkeysSupported } from '~/features/auth/lib/passkey.ts';
+import { useServiceSettings } from '~/features/auth/lib/service-settings.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
 import { useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
@@ -11,14 +12,16 @@ import { cn } from '~/lib/utils.ts';
  * "Add a passkey" for a signed-in visitor: the registration ceremony of the official client
  * (`registerPasskey`), then a toast. Self-contained (its own copy, client and toasts), so any
  * signed-in page can place it; the home page puts it in the navigation's signed-in controls.
- * Renders nothing where the browser has no WebAuthn.
+ * Renders nothing where the browser has no WebAuthn or the service has passkeys off.
  */
 export function PasskeyRegister({ className }: { className?: string }) {
   const m = useMessages();
   const copy = m.auth.passkey;
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
-  if (!hydrated || !passkeysSupported()) return null;
+  // Only where the browser has WebAuthn and the service has passkeys on (PASSKEY_ENABLED).
+  const passkeysOn = useServiceSettings()?.passkeys === true;
+  if (!hydrated || !passkeysSupported() || !passkeysOn) return null;
 
   const register = async () => {
     setBusy(true);

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { isCancelledCeremony, passkeysSupported } from '~/features/auth/lib/passkey.ts';
+import { useServiceSettings } from '~/features/auth/lib/service-settings.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
 import { useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
@@ -17,14 +18,17 @@ export type PasskeySignInProps = {
  * "Sign in with a passkey" under the sign-in form: the discoverable sign-in (no email asked), the
  * browser offering the passkeys it holds for this site. The session that follows sends the
  * visitor home (AuthForm's session effect), or to the second factor when the account has one.
- * Shown only where the browser supports WebAuthn (after hydration; the prerendered page has none).
+ * Shown only where the browser supports WebAuthn and GET /settings says `passkeys_enabled` (after
+ * hydration; the prerendered page has none).
  */
 export function PasskeySignIn({ disabled, onError, onBusy }: PasskeySignInProps) {
   const m = useMessages();
   const copy = m.auth.passkey;
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
-  if (!hydrated || !passkeysSupported()) return null;
+  // Only where the browser has WebAuthn and the service has passkeys on (PASSKEY_ENABLED).
+  const passkeysOn = useServiceSettings()?.passkeys === true;
+  if (!hydrated || !passkeysSupported() || !passkeysOn) return null;
 
   const signIn = async () => {
     setBusy(true);

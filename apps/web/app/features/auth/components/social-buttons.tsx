@@ -1,10 +1,6 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { paths } from '~/config/paths.ts';
-import {
-  type EnabledProviders,
-  fetchEnabledProviders,
-  type SocialProvider,
-} from '~/features/auth/lib/social-providers.ts';
+import { type SocialProvider, useServiceSettings } from '~/features/auth/lib/service-settings.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { notifyError } from '~/lib/notify.ts';
@@ -99,18 +95,8 @@ const BRANDS: Record<SocialProvider, { name: string; icon: ReactNode; className:
 export function SocialButtons({ disabled }: { disabled?: boolean }) {
   const m = useMessages();
   const locale = useLocale();
-  const [enabled, setEnabled] = useState<EnabledProviders | undefined>();
+  const enabled = useServiceSettings();
   const [leaving, setLeaving] = useState<SocialProvider | undefined>();
-
-  useEffect(() => {
-    let live = true;
-    fetchEnabledProviders()
-      .then((e) => live && setEnabled(e))
-      .catch((err) => console.error('Could not read the sign-in providers', err));
-    return () => {
-      live = false;
-    };
-  }, []);
 
   if (!enabled || enabled.providers.length === 0) return null;
 

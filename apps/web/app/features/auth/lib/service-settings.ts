@@ -1,0 +1,63 @@
+/**
+ * What the auth service has switched on, from `GET /auth/v1/settings`: the third-party providers
+ * (`external`, in the order the site shows them) and passkeys (`passkeys_enabled`). Read once per
+ * page after hydration (the prerendered page has neither kind of button), so a visitor only ever
+ * sees buttons that work: none when the service offers none, or when the answer cannot be read.
+ */
+import { useEffect, useState } from 'react';
+import { useHydrated } from '~/hooks/use-hydrated.ts';
+import { fetchRuntimeConfig, resolveSupabaseUrl } from '~/lib/runtime-config.ts';
+
+export const SOCIAL_PROVIDER_ORDER = ['google', 'apple', 'azure', 'github', 'x', 'oidc'] as const;
+export type SocialProvider = (typeof SOCIAL_PROVIDER_ORDER)[number];
+
+export type ServiceSettings = { providers: SocialProvider[]; oidcName: string; passkeys: boolean };
+
+/** Parses the settings answer (anything unexpected: nothing switched on). */
+export function parseServiceSettings(settings: unknown): ServiceSettings {
+  const s = (settings ?? {}) as {
+    external?: Record<string, unknown>;
+    oidc_provider_name?: unknown;
+    passkeys_enabled?: unknown;
+  };
+  const external = s.external ?? {};
+  return {
+    providers: SOCIAL_PROVIDER_ORDER.filter((p) => external[p] === true),
+    oidcName: typeof s.oidc_provider_name === 'string' ? s.oidc_provider_name : 'OpenID Connect',
+    passkeys: s.passkeys_enabled === true,
+  };
+}
+
+let pending: Promise<ServiceSettings> | undefined;
+
+/** One request per page, shared by every button that asks; a failure lets the next ask retry. */
+export function fetchServiceSettings(): Promise<ServiceSettings> {
+  pending ??= (async () => {
+    const config = await fetchRuntimeConfig();
+    const url = resolveSupabaseUrl(config, window.location.origin);
+    const res = await fetch(`${url}/auth/v1/settings`, { headers: { apikey: config.anonKey } });
+    if (!res.ok) throw new Error(`settings answered ${res.status}`);
+    return parseServiceSettings(await res.json());
+  })();
+  pending.catch(() => {
+    pending = undefined;
+  });
+  return pending;
+}
+
+/** The service's settings once hydrated and read; undefined until then (and if they cannot be read). */
+export function useServiceSettings(): ServiceSettings | undefined {
+  const hydrated = useHydrated();
+  const [settings, setSettings] = useState<ServiceSettings | undefined>();
+  useEffect(() => {
+    if (!hydrated) return;
+    let live = true;
+    fetchServiceSettings()
+      .then((s) => live && setSettings(s))
+      .catch((err) => console.error('Could not read the auth service settings', err));
+    return () => {
+      live = false;
+    };
+  }, [hydrated]);
+  return settings;
+}

@@ -729,6 +729,34 @@ export const envSchema = z.object({
   AUDIT_LOG_RETENTION_DAYS: int(0, 100 * 365)
     .default(90)
     .meta({ description: 'days audit-log rows are kept (`0`: forever)' }),
+  // PDPL minimisation: a sign-up nobody confirmed holds an address (and a password hash) for
+  // nothing. A week outlives every confirmation link (MAILER_OTP_EXP is at most a day by default) and
+  // a late "resend", and keeps addresses typed by strangers from lingering.
+  RETENTION_UNCONFIRMED_USERS: int(0, 10 * 365 * 86400)
+    .default(7 * 86400)
+    .meta({
+      description:
+        'seconds a never-confirmed email or phone sign-up (no confirmation, no sign-in, not invited, not anonymous) is kept after its last confirmation request; never less than `MAILER_OTP_EXP` and `SMS_OTP_EXP` (`0`: forever)',
+    }),
+  // PDPL (docs/pdpl.md): the consent the sign-up form asks for is recorded as this version.
+  PRIVACY_NOTICE_VERSION: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,32}$/, 'letters, digits, dot, dash or underscore, at most 32')
+    .default('2026-11')
+    .meta({
+      description:
+        'the privacy notice in force: recorded with the time of acceptance on every sign-up whose client states acceptance (`data.privacy_notice_accepted: true`); change it with the notice',
+    }),
+  // Data residency (core/outbound.ts): with 'sa', every configured outbound service outside Saudi
+  // Arabia stops start-up unless named in OUTBOUND_ALLOW.
+  DATA_RESIDENCY: z.enum(['', 'sa']).default('').meta({
+    description:
+      '`sa`: refuse to start with any configured outbound service outside Saudi Arabia (foreign SMS/WhatsApp APIs, breached-password lookups, CAPTCHA, social sign-in) unless allowed by `OUTBOUND_ALLOW`; empty: no residency rule',
+  }),
+  OUTBOUND_ALLOW: z.string().default('').meta({
+    description:
+      'with `DATA_RESIDENCY`: comma list of outbound services allowed although foreign, by the names of the README\'s "Every outbound call" list (e.g. `hibp,captcha`)',
+  }),
   // Operators' mail templates, GoTrue's names: a file path or http(s) URL each (MAILER_TEMPLATES_*),
   // and a subject each (MAILER_SUBJECTS_*); read and parsed at start-up (core/mail/templates.ts), so a
   // broken one stops start-up. Unset: the built-in design, in the user's language.
@@ -871,6 +899,13 @@ export type Config = {
   LOG_LEVEL: string;
   DISABLE_SIGNUP: boolean;
   EXTERNAL_ANONYMOUS_USERS_ENABLED: boolean;
+  PRIVACY_NOTICE_VERSION: string;
+  /**
+   * DATA_RESIDENCY and OUTBOUND_ALLOW (core/outbound.ts checks them at start-up), with the raw
+   * SMS_PROVIDER and WHATSAPP_PROVIDER values, so the check knows providers by name whatever this
+   * release's schema of those settings accepts.
+   */
+  residency: { region: '' | 'sa'; allow: string[]; smsProvider: string; whatsappProvider: string };
   phone: {
     enabled: boolean;
     otpExp: number;
@@ -923,6 +958,8 @@ export type Config = {
     expiredTokens: number;
     /** 0: keep forever. */
     auditDays: number;
+    /** Seconds; 0: keep forever. */
+    unconfirmedUsers: number;
   };
   /** Operators' overrides of the designed mail (unset: the built-in design, in the user's language). */
   mailer: {
@@ -1492,6 +1529,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
     EXTERNAL_ANONYMOUS_USERS_ENABLED: e.EXTERNAL_ANONYMOUS_USERS_ENABLED,
+    PRIVACY_NOTICE_VERSION: e.PRIVACY_NOTICE_VERSION,
+    residency: {
+      region: e.DATA_RESIDENCY,
+      allow: e.OUTBOUND_ALLOW.split(',')
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+      smsProvider: (env.SMS_PROVIDER ?? '').trim().toLowerCase(),
+      whatsappProvider: (env.WHATSAPP_PROVIDER ?? '').trim().toLowerCase(),
+    },
     phone: {
       enabled: e.EXTERNAL_PHONE_ENABLED,
       otpExp: e.SMS_OTP_EXP,
@@ -1539,6 +1585,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       endedSessions: e.RETENTION_ENDED_SESSIONS,
       expiredTokens: e.RETENTION_EXPIRED_TOKENS,
       auditDays: e.AUDIT_LOG_RETENTION_DAYS,
+      unconfirmedUsers: e.RETENTION_UNCONFIRMED_USERS,
     },
     mailer: {
       templates: pickMailSettings(e, 'MAILER_TEMPLATES_'),

@@ -11,6 +11,7 @@ import { createMailTemplates } from './core/mail/templates.ts';
 import { devMailboxTransport, type MailTransport, smtpTransport } from './core/mail/transport.ts';
 import { addMetricsSource } from './core/metrics.ts';
 import { openMigratedDatabase } from './core/open-database.ts';
+import { assertResidency } from './core/outbound.ts';
 import { type CodeDelivery, createCodeDelivery, SMS_OUTBOX_KIND } from './core/sms/code-delivery.ts';
 import { smsSenderFromConfig, whatsAppSenderFromConfig } from './core/sms/from-config.ts';
 import type { SmsSender } from './core/sms/sender.ts';
@@ -66,7 +67,15 @@ one line on stderr naming the setting at fault, exit code 1. See docs/production
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (() => new Date());
-  // First: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
+  // First: a configuration that would send personal data abroad against DATA_RESIDENCY stops start-up
+  // before anything is called; the operator's own endpoints are put on record (core/outbound.ts).
+  const outbound = assertResidency(config);
+  if (outbound.operator.length > 0)
+    logger.info(
+      { residency: config.residency.region || 'off', endpoints: outbound.operator },
+      'outbound endpoints',
+    );
+  // Then: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
   const mailTemplates = await createMailTemplates(config);
   const database = await openMigratedDatabase(config);
   try {

@@ -41,7 +41,7 @@ rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 // 2. Defer the framework bootstrap on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
 for (const file of htmlFiles) {
-  // Home, auth and the recovery pages hydrate on first interaction (or on load when a stored
+  // Home, auth, the recovery pages and the privacy notice hydrate on first interaction (or on load when a stored
   // session must be restored, an email link's `?code=` or error handled, or `?mode=` applied): a
   // visitor who only reads runs no framework code, and the auth form's HTML is safe before hydration
   // (submit disabled, method="post"; a submit asked for earlier is sent once hydrated). 404 pages
@@ -52,6 +52,7 @@ for (const file of htmlFiles) {
       join('auth', 'index.html'),
       join('auth', 'forgot', 'index.html'),
       join('auth', 'reset', 'index.html'),
+      join('privacy', 'index.html'),
     ].some((page) => file === join(clientDir, localePrefix(locale).slice(1), page)),
   );
   const html = inlineStreamHandoff(readFileSync(file, 'utf8'));

@@ -46,6 +46,13 @@ describe('paths', () => {
 });
 
 describe('the account page and the sign-in return path (issue #14)', () => {
+  it('prerenders the privacy notice in both editions and lists it in the sitemap', () => {
+    expect(paths.privacy.getHref('en')).toBe('/privacy');
+    expect(paths.privacy.getHref('ar')).toBe('/ar/privacy');
+    expect(prerenderPaths).toEqual(expect.arrayContaining(['/privacy', '/ar/privacy']));
+    expect(sitemapPaths).toEqual(expect.arrayContaining(['/privacy', '/ar/privacy']));
+  });
+
   it('prerenders /account in both editions and keeps it out of the sitemap', () => {
     expect(paths.account.getHref('en')).toBe('/account');
     expect(paths.account.getHref('ar')).toBe('/ar/account');

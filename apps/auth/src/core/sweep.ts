@@ -20,6 +20,7 @@ import {
   sweepOldMail,
   sweepRevokedRefreshTokens,
   sweepTimeboxedSessions,
+  sweepUnconfirmedUsers,
   vacuumTables,
 } from '../db/sweep.repo.ts';
 import type { Logger } from '../logger.ts';
@@ -122,6 +123,16 @@ export function sweepTasks(config: Config): SweepTask[] {
       table: 'audit_log_entries',
       cutoff: (now) => (r.auditDays > 0 ? ago(now, r.auditDays * DAY) : undefined),
       statement: sweepAuditLog,
+    },
+    {
+      name: 'unconfirmed_users',
+      table: 'users',
+      // Never while a confirmation link or code could still be used.
+      cutoff: (now) =>
+        r.unconfirmedUsers > 0
+          ? ago(now, Math.max(r.unconfirmedUsers, config.MAILER_OTP_EXP, config.phone.otpExp) * 1000)
+          : undefined,
+      statement: sweepUnconfirmedUsers,
     },
     // Rate-limit windows and back-off streaks go after 2 quiet days; a network stays known to an
     // account KNOWN_NETWORK_DAYS after its last sign-in (rate-limits.repo.ts), plus those 2 days.

@@ -49,11 +49,23 @@ export const users = pgTable(
     isAnonymous: boolean('is_anonymous').notNull().default(false),
     bannedUntil: tz('banned_until'),
     deletedAt: tz('deleted_at'),
+    // PDPL consent (core/privacy-consent.ts): the privacy notice accepted at sign-up, and when. Columns
+    // of their own, not user_metadata, which the user can rewrite with updateUser.
+    privacyNoticeVersion: text('privacy_notice_version'),
+    privacyNoticeAcceptedAt: tz('privacy_notice_accepted_at'),
     createdAt: created(),
     updatedAt: updated(),
   },
   (t) => [
     uniqueIndex('users_email_key').on(t.email),
+    // The sweep of never-confirmed sign-ups (RETENTION_UNCONFIRMED_USERS): only those rows. The
+    // predicate names no column a sign-in or refresh writes (last_sign_in_at stays a filter), so
+    // those updates stay HOT.
+    index('users_unconfirmed_created_idx')
+      .on(t.createdAt)
+      .where(
+        sql`email_confirmed_at is null and phone_confirmed_at is null and invited_at is null and not is_anonymous`,
+      ),
     uniqueIndex('users_phone_key').on(t.phone),
     index('users_created_at_idx').on(t.createdAt),
     // findUserByPendingEmail (POST /resend type email_change, with the public key): mostly null.

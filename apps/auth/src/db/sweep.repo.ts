@@ -127,6 +127,32 @@ export const sweepOldMail = deleteBy(
     and created_at < ${ts(before)} order by created_at limit ${limit} for update skip locked`,
 );
 
+/**
+ * Never-confirmed sign-ups (RETENTION_UNCONFIRMED_USERS): no confirmed address, never signed in, not
+ * invited, not anonymous, and no confirmation asked for since `before` (a repeated sign-up or a
+ * resend moves confirmation_sent_at). Read through the partial index of unconfirmed users in
+ * creation order; every row a batch picks is deleted, so the next batch never reads it again. As
+ * DELETE /account (account.repo.ts, eraseAccount): identities, sessions and tokens go by cascade,
+ * and their audit rows stay without the IP address and the payload keys that can name a person.
+ * Their mail (sent long ago, its body blanked) goes with the delivered-mail task: mail_outbox.user_id
+ * has no index, and a scan of the outbox in every batch would cost more than the batch.
+ */
+export const sweepUnconfirmedUsers: SweepStatement = (db, limit, before) =>
+  counted(
+    db,
+    sql`with batch as (
+        select id from users
+        where email_confirmed_at is null and phone_confirmed_at is null and invited_at is null
+          and not is_anonymous and created_at < ${ts(before)}
+          and coalesce(confirmation_sent_at, created_at) < ${ts(before)} and last_sign_in_at is null
+        order by created_at limit ${limit} for update skip locked),
+      d as (delete from users where id = any(array(select id from batch)) returning id),
+      a as (update audit_log_entries set ip_address = null,
+          payload = payload - array['user_email', 'email', 'phone', 'new_email', 'user_agent']::text[]
+        where actor_id = any(array(select id from d)) returning 1)
+      select (select count(*) from d) as deleted, (select count(*) from batch) as scanned`,
+  );
+
 /** Rate-limit rows (primary key: key + window_start), by their row address while locked. */
 function counters(where: (before: Date) => SQL, order: SQL): SweepStatement {
   return (db, limit, before) =>

@@ -36,6 +36,8 @@ export async function insertPhoneUser(
     now: Date;
     /** A phone + password sign-up's argon2id hash (none for a passwordless account). */
     passwordHash?: string | null;
+    /** The privacy notice accepted with this sign-up (core/privacy-consent.ts). */
+    consent?: { privacyNoticeVersion: string; privacyNoticeAcceptedAt: Date } | undefined;
     /** The id the before_user_created hook was shown (core/hooks/user-hooks.ts). */
     id?: string | undefined;
   } & AudRole,
@@ -51,6 +53,7 @@ export async function insertPhoneUser(
       encryptedPassword: u.passwordHash ?? null,
       appMetadata: { provider: 'phone', providers: ['phone'] },
       userMetadata: u.userMetadata,
+      ...u.consent,
       createdAt: u.now,
       updatedAt: u.now,
     })
@@ -143,6 +146,8 @@ export async function insertEmailUser(
     email: string;
     passwordHash: string | null;
     userMetadata: Record<string, unknown>;
+    /** The privacy notice accepted with this sign-up (core/privacy-consent.ts). */
+    consent?: { privacyNoticeVersion: string; privacyNoticeAcceptedAt: Date } | undefined;
     confirmedAt: Date | null;
     confirmationSentAt: Date | null;
     now: Date;
@@ -163,6 +168,7 @@ export async function insertEmailUser(
       confirmationSentAt: u.confirmationSentAt,
       appMetadata: { provider: 'email', providers: ['email'] },
       userMetadata: u.confirmedAt ? { ...u.userMetadata, email_verified: true } : u.userMetadata,
+      ...u.consent,
       createdAt: u.now,
       updatedAt: u.now,
     })

@@ -31,7 +31,7 @@ import * as recoveryCodes from '../../src/db/recovery-codes.repo.ts';
 import * as schema from '../../src/db/schema.ts';
 import * as sessions from '../../src/db/sessions.repo.ts';
 import * as users from '../../src/db/users.repo.ts';
-import { readAuditLog } from '../../src/features/ops/audit-log.cli.ts';
+import { exportAuditWindow, readAuditLog } from '../../src/features/ops/audit-log.cli.ts';
 import { createFreshDatabase, type FreshDatabase } from '../support/fresh-database.ts';
 import { GROWING_TABLES, STEADY_STATE, scaleChunkSql, sessionId, userId } from '../support/scale-data.ts';
 
@@ -277,6 +277,8 @@ describe(`query plans at ${USERS.toLocaleString('en')} accounts`, () => {
     await run('audit-log --user id', (db) => readAuditLog(db, { limit: 50, user: u(7) }));
     await run('audit-log --user email', (db) => readAuditLog(db, { limit: 50, user: email(7) }));
     await run('audit-log --since', (db) => readAuditLog(db, { limit: 50, since }));
+    // The breach-response export's first page (a window read through the created_at index).
+    await run('audit-log export page', (db) => exportAuditWindow(db, { from: since, to: now }, 50).next());
     // Every sweep statement, at its default cut-off (with both session limits on).
     for (const task of sweepTasks(config)) {
       const cutoff = task.cutoff(now);
@@ -350,6 +352,8 @@ describe(`query plans at ${USERS.toLocaleString('en')} accounts`, () => {
       'sweep revoked_refresh_tokens',
       'sweep rate_limit_backoffs',
       'sweep delivered_mail',
+      'sweep unconfirmed_users',
+      'audit-log export page',
     ])
       expect(labels.has(l), l).toBe(true);
   }, 300_000);

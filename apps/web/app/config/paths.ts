@@ -35,13 +35,18 @@ export const paths = {
     path: '/account',
     getHref: (locale: Locale): string => `${localePrefix(locale)}/account`,
   },
+  /** The privacy notice (PDPL), linked from the sign-up form and the footer. */
+  privacy: {
+    path: '/privacy',
+    getHref: (locale: Locale): string => `${localePrefix(locale)}/privacy`,
+  },
   notFound: {
     /** Where the prerendered 404 page is written before the post-build step copies it to 404.html. */
     path: '/404',
   },
 } as const;
 
-/** Every path the build prerenders (all locales): home, auth, its recovery pages, the account page and the 404 page. */
+/** Every path the build prerenders (all locales): home, auth, its recovery pages, the account page, the privacy notice and the 404 page. */
 export const prerenderPaths: string[] = locales.flatMap((locale) => {
   const prefix = localePrefix(locale);
   return [
@@ -50,6 +55,7 @@ export const prerenderPaths: string[] = locales.flatMap((locale) => {
     `${prefix}/auth/forgot`,
     `${prefix}/auth/reset`,
     `${prefix}/account`,
+    `${prefix}/privacy`,
     `${prefix}/404`,
   ];
 });
@@ -59,6 +65,7 @@ export const sitemapPaths: string[] = locales.flatMap((locale) => [
   paths.home.getHref(locale),
   paths.auth.getHref(locale),
   paths.forgotPassword.getHref(locale),
+  paths.privacy.getHref(locale),
 ]);
 
 /**

@@ -31,6 +31,10 @@ export const en = {
       title: `Your account | ${brand}`,
       description: `Manage your ${brand} account: email, password, two-step verification, devices and your data.`,
     },
+    privacy: {
+      title: `Privacy notice | ${brand}`,
+      description: `What ${brand} collects when you create an account, why, how long it is kept, where it is stored, and your rights under Saudi Arabia's Personal Data Protection Law.`,
+    },
     notFound: {
       title: `Page not found | ${brand}`,
       description: `The page you were looking for does not exist on ${brand}.`,
@@ -266,6 +270,7 @@ export const en = {
     emailLabel: 'Email',
     websiteLabel: 'Website',
     copyright: `© ${siteConfig.copyrightYear} ${brand}. All rights reserved.`,
+    privacy: 'Privacy notice',
   },
   auth: {
     backToHome: 'Back to Home',
@@ -284,6 +289,10 @@ export const en = {
       heading: 'Create Account',
       text: `Join ${brand} today`,
       passwordHint: 'Must be at least 6 characters',
+      // One line under the form (PDPL consent): what is collected, and the notice. Signing up accepts it.
+      consentBefore:
+        'We keep your email, a hash of your password and your sign-in records to run your account. By signing up you accept our',
+      consentLink: 'privacy notice',
       submit: 'Sign Up',
       toggle: 'Already have an account? Sign in',
     },
@@ -506,6 +515,40 @@ export const en = {
       deletedTitle: 'Account deleted',
       deleted: 'Your account is deleted and every device is signed out. We sent a confirmation email.',
     },
+  },
+  // The privacy notice (/privacy): short, PDPL-minded. Its version is the service's
+  // PRIVACY_NOTICE_VERSION; change both together.
+  privacy: {
+    heading: 'Privacy notice',
+    updated: 'Version 2026-11 · November 2026',
+    intro: `${brand} (Riyadh, Saudi Arabia) controls the personal data of your account. This notice follows Saudi Arabia's Personal Data Protection Law (PDPL).`,
+    sections: [
+      {
+        title: 'What we collect',
+        body: 'Your email address (or phone number), a one-way hash of your password (never the password itself), your sessions (time, IP address and browser) and a security log of sign-ins and account changes. Anything you add to your profile is yours to change.',
+      },
+      {
+        title: 'Why',
+        body: 'To create your account, sign you in, keep it secure (detecting stolen sessions, limiting attacks) and send you the messages your account needs. We do not sell your data or use it for advertising.',
+      },
+      {
+        title: 'How long',
+        body: 'Your account stays until you delete it. A sign-up never confirmed is removed after 7 days; ended sessions and used links after a day; the security log after 90 days.',
+      },
+      {
+        title: 'Where',
+        body: 'Your data is stored in Saudi Arabia. It is not sent abroad unless a service listed in our documentation (for example a sign-in with Google) needs it and you use that service.',
+      },
+      {
+        title: 'Your rights',
+        body: 'You can see, download, correct and delete your data from your account page at any time. You may also write to us: we answer within 30 days. You may complain to the Saudi Data and AI Authority (SDAIA).',
+      },
+      {
+        title: 'If something goes wrong',
+        body: 'If your data is involved in a breach, we notify the authority within 72 hours and tell you when it puts you at risk.',
+      },
+    ],
+    contact: 'Questions or requests:',
   },
   notFound: {
     code: '404',

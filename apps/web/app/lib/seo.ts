@@ -3,7 +3,7 @@ import { type Locale, localePrefix, locales, stripLocale } from '~/config/locale
 import { siteConfig } from '~/config/site.ts';
 import { getMessages } from '~/i18n/messages.ts';
 
-export type PageKey = 'home' | 'auth' | 'forgot' | 'reset' | 'account' | 'notFound';
+export type PageKey = 'home' | 'auth' | 'forgot' | 'reset' | 'account' | 'privacy' | 'notFound';
 
 const ogLocale: Record<Locale, string> = { en: 'en_US', ar: 'ar_SA' };
 

@@ -22,6 +22,7 @@ const exportSchema = z
     version: z.literal(1),
     exported_at: z.string(),
     user: userSchema,
+    privacy_notice: z.object({ version: z.string().nullable(), accepted_at: z.string().nullable() }).strict(),
     sessions: z.array(sessionSchema.extend({ ip: z.string().nullable() })),
     passkeys: z.array(
       z.object({
@@ -82,7 +83,7 @@ export function accountEndpoints(deps: Deps): Endpoint[] {
       },
       handler: async (c) => {
         const { user, session } = c.get('auth');
-        const data = await exportAccount(deps, user, session);
+        const data = await exportAccount(deps, user, session.id);
         c.header('Cache-Control', 'no-store');
         c.header('Content-Disposition', 'attachment; filename="namaa-account.json"');
         return c.json(data);

@@ -53,6 +53,8 @@ export type AccountExport = {
   exported_at: string;
   /** GoTrue's user object: profile, metadata, identities and factors (never a factor's secret). */
   user: User;
+  /** The privacy notice the user accepted at sign-up and when (PDPL consent); nulls: none recorded. */
+  privacy_notice: { version: string | null; accepted_at: string | null };
   sessions: (SessionJson & { ip: string | null })[];
   /** Passkeys that sign in on their own (features/passkeys), without their public keys. */
   passkeys: { id: string; friendly_name: string; created_at: string; last_used_at: string | null }[];
@@ -65,8 +67,15 @@ export type AccountExport = {
   }[];
 };
 
-/** GET /account/export: everything the service holds about the account, secrets excepted. */
-export async function exportAccount(deps: Deps, user: UserRow, current: SessionRow): Promise<AccountExport> {
+/**
+ * GET /account/export (and the admin CLI's `users export`): everything the service holds about the
+ * account, secrets excepted. `currentSessionId` marks the session that asked (none from the CLI).
+ */
+export async function exportAccount(
+  deps: Deps,
+  user: UserRow,
+  currentSessionId?: string,
+): Promise<AccountExport> {
   const [rel, sessions, passkeys, events] = await Promise.all([
     loadUserRelations(deps.db, user.id),
     listUserSessions(deps.db, user.id),
@@ -78,7 +87,11 @@ export async function exportAccount(deps: Deps, user: UserRow, current: SessionR
     version: 1,
     exported_at: deps.clock().toISOString(),
     user: userJson(user, rel.identities, rel.factors),
-    sessions: sessions.map((s) => ({ ...sessionJson(s, current.id), ip: s.ip })),
+    privacy_notice: {
+      version: user.privacyNoticeVersion,
+      accepted_at: user.privacyNoticeAcceptedAt?.toISOString() ?? null,
+    },
+    sessions: sessions.map((s) => ({ ...sessionJson(s, currentSessionId ?? ''), ip: s.ip })),
     passkeys: passkeys.map((p) => ({
       id: p.id,
       friendly_name: p.friendlyName,
@@ -126,6 +139,25 @@ export async function deleteAccount(
     const mail = renderSecurityNotice(deps, locked, 'account_deleted');
     // Not tied to the (deleted) user id: nothing else refers to this row, it is sent and swept.
     await enqueueMail(tx, { userId: null, kind: 'account_deleted', to: email, ...mail });
+  });
+  deps.mail.kick();
+}
+
+/**
+ * The operator's deletion of an account on the owner's request (PDPL; the admin CLI's `users erase`):
+ * the same erasure as DELETE /account (everything hanging off the user goes, the audit trail stays
+ * without personal data), recorded as done by `by`, and the owner is mailed the same confirmation.
+ */
+export async function eraseAccountFor(deps: Deps, userId: string, by: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const locked = await lockUserById(tx, userId);
+    if (!locked) throw new AuthError('user_not_found');
+    if (!(await eraseAccount(tx, userId))) throw new AuthError('user_not_found');
+    await audit(tx, 'user_deleted', userId, null, { by });
+    if (locked.email) {
+      const mail = renderSecurityNotice(deps, locked, 'account_deleted');
+      await enqueueMail(tx, { userId: null, kind: 'account_deleted', to: locked.email, ...mail });
+    }
   });
   deps.mail.kick();
 }

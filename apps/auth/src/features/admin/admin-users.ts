@@ -100,9 +100,12 @@ export async function adminUserJson(db: DbOrTx, user: UserRow): Promise<User> {
 }
 
 /** A user named by id or by email (the CLI's argument); GoTrue's 404 when there is none. */
+/** A user named by id, email address or (no "@") phone number. */
 export async function resolveUserRef(deps: Deps, ref: string): Promise<string> {
   if (UUID.test(ref)) return ref.toLowerCase();
-  const user = await findUserByEmail(deps.db, parseEmail(ref));
+  const user = ref.includes('@')
+    ? await findUserByEmail(deps.db, parseEmail(ref))
+    : await findUserByPhone(deps.db, parsePhone(ref));
   if (!user) throw userNotFound();
   return user.id;
 }

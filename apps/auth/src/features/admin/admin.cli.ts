@@ -8,6 +8,8 @@
 //   npm run admin -- users ban <id|email> [--duration 24h]      (Go duration; default 876000h, ~100 years)
 //   npm run admin -- users unban <id|email>
 //   npm run admin -- users delete <id|email> [--soft]
+//   npm run admin -- users export <id|email|phone> [--out FILE]  (the account page's export, PDPL access)
+//   npm run admin -- users erase <id|email|phone>               (the account page's deletion, PDPL erasure)
 //   npm run admin -- users invite <email> [--redirect-to URL]   (mails the invitation)
 //   npm run admin -- users link <signup|invite|magiclink|recovery|email_change_current|email_change_new>
 //                               <email> [--new-email E] [--password P] [--redirect-to URL]
@@ -19,9 +21,11 @@
 // It uses the server's environment (.env, DATABASE_URL or DATA_DIR). With PostgreSQL it runs beside
 // the service. The embedded PGlite database serves one process: while the service runs on it, the
 // command refuses (the data directory's lock) and changes nothing.
+import { writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from '../../config.ts';
 import type { Deps } from '../../core/deps.ts';
+import { adminActor } from '../../core/http/guards.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { createMailDispatcher } from '../../core/mail/dispatcher.ts';
 import { createMailTemplates } from '../../core/mail/templates.ts';
@@ -34,8 +38,10 @@ import { DataDirLockedError } from '../../db/data-dir-lock.ts';
 import { migrate } from '../../db/migrate.ts';
 import { getOrCreateSecret } from '../../db/secrets.repo.ts';
 import { ensureSigningKey, listSigningKeys } from '../../db/signing-keys.repo.ts';
+import { findUserById } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
 import { createLogger } from '../../logger.ts';
+import { eraseAccountFor, exportAccount } from '../account/index.ts';
 import { parsePagination } from './admin-input.ts';
 import { generateLink, inviteUser } from './admin-links.ts';
 import {
@@ -52,13 +58,15 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const USAGE = `usage: npm run admin -- users <list|show|create|ban|unban|delete|invite|link> [options] [--json]
+const USAGE = `usage: npm run admin -- users <list|show|create|ban|unban|delete|export|erase|invite|link> [options] [--json]
   users list [--page N] [--per-page N] [--filter TEXT]
   users show <id|email>
   users create --email E [--phone P] [--password P | --password-hash H] [--confirm] [--role R] [--metadata JSON]
   users ban <id|email> [--duration 24h]
   users unban <id|email>
   users delete <id|email> [--soft]
+  users export <id|email|phone> [--out FILE]   everything held about the user, as JSON (PDPL access request)
+  users erase <id|email|phone>                 delete as the owner would: audit kept without personal data
   users invite <email> [--redirect-to URL]
   users link <type> <email> [--new-email E] [--password P] [--redirect-to URL]`;
 
@@ -76,6 +84,7 @@ const OPTIONS = new Set([
   '--duration',
   '--redirect-to',
   '--new-email',
+  '--out',
 ]);
 
 export type ParsedArgs = { positional: string[]; flags: Set<string>; options: Map<string, string> };
@@ -216,6 +225,30 @@ export async function runAdminCommand(
       const soft = args.flags.has('--soft');
       await deleteUser(deps, ctx, id, soft);
       return { text: `${soft ? 'Soft-deleted' : 'Deleted'} ${id}.`, json: { id, deleted: true, soft } };
+    }
+    case 'export': {
+      const user = await findUserById(deps.db, await resolveUserRef(deps, need(rest[0], '<id|email|phone>')));
+      if (!user) throw new AuthError('user_not_found');
+      const data = await exportAccount(deps, user);
+      const out = opt('--out');
+      if (out === undefined) return { text: JSON.stringify(data, null, 2), json: data };
+      // Personal data: readable by the operator's account only.
+      try {
+        await writeFile(out, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'EEXIST') throw new UsageError(`${out} exists: an export never overwrites a file`);
+        throw new UsageError(`cannot write ${out}: ${code ?? (err as Error).message}`);
+      }
+      return {
+        text: `Wrote the export of ${user.id} to ${out}.`,
+        json: { id: user.id, file: out },
+      };
+    }
+    case 'erase': {
+      const id = await resolveUserRef(deps, need(rest[0], '<id|email|phone>'));
+      await eraseAccountFor(deps, id, adminActor(ctx.caller).actor);
+      return { text: `Erased ${id}.`, json: { id, deleted: true } };
     }
     case 'invite': {
       const user = await inviteUser(deps, ctx, { email: need(rest[0], '<email>'), redirectTo: redirectTo() });

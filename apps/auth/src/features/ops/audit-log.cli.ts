@@ -4,6 +4,8 @@
 //
 // It uses the server's environment (.env, DATABASE_URL or DATA_DIR). PostgreSQL can be read while the
 // service runs; the embedded PGlite database is single-process, so stop the service first.
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { loadConfig, loadDotEnv } from '../../config.ts';
 import { runCli } from '../../core/cli.ts';
@@ -19,6 +21,11 @@ Prints the audit log, newest first.
   --since S        only entries since S: an ISO date, or 90m, 24h, 7d back from now
   --json           one JSON object per line instead of a table
   -h, --help       this text
+
+       npm run audit-log -- export --from <iso> --to <iso> [--out FILE]
+
+Writes every audit event of the window [from, to) as JSON lines, oldest first (for a breach
+notification: docs/pdpl.md), to FILE (created 0600, never overwritten) or stdout; progress on stderr.
 
 Uses the server's settings (.env, DATABASE_URL or DATA_DIR). With the embedded database (PGlite,
 one process at a time) stop the service first; PostgreSQL can be read while it runs.`;
@@ -115,8 +122,123 @@ export function formatRows(rows: AuditRow[]): string {
   ].join('\n');
 }
 
+export type ExportWindow = { from: Date; to: Date; out?: string };
+
+function isoDate(name: string, value: string): Date {
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime()))
+    throw new Error(`${name}: not an ISO date or time: ${value}`);
+  return date;
+}
+
+export function parseExportArgs(argv: string[]): ExportWindow {
+  let from: Date | undefined;
+  let to: Date | undefined;
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--from') from = isoDate('--from', value());
+    else if (arg === '--to') to = isoDate('--to', value());
+    else if (arg === '--out') out = value();
+    else throw new Error(`export: unknown option ${arg} (see --help)`);
+  }
+  if (!from || !to) throw new Error('export needs --from and --to');
+  if (to <= from) throw new Error('export: --to must be after --from');
+  return { from, to, ...(out ? { out } : {}) };
+}
+
+/** One exported event: the row as stored, with the actor's current email when the account exists. */
+export type ExportedEvent = AuditRow & { id: string };
+
+/** How many rows one read of the export fetches (a window of months holds millions). */
+export const EXPORT_PAGE = 5000;
+
+/**
+ * Every event of [from, to), oldest first, page by page (keyset on created_at, id: each page is an
+ * index range read whatever the window's size, and memory holds one page).
+ */
+export async function* exportAuditWindow(
+  db: DbOrTx,
+  w: { from: Date; to: Date },
+  pageSize = EXPORT_PAGE,
+): AsyncGenerator<ExportedEvent[]> {
+  let after: { at: string; id: string } | undefined;
+  for (;;) {
+    const rows = await queryRows<ExportedEvent & { created_at: string | Date; at: string }>(
+      db,
+      sql`select a.id, a.created_at, a.created_at::text as at, a.action, a.actor_id, u.email, a.ip_address, a.payload
+          from audit_log_entries a left join users u on u.id = a.actor_id
+          where a.created_at >= ${w.from.toISOString()}::timestamptz and a.created_at < ${w.to.toISOString()}::timestamptz
+          ${after ? sql`and (a.created_at, a.id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
+          order by a.created_at, a.id limit ${pageSize}`,
+    );
+    if (rows.length === 0) return;
+    const last = rows[rows.length - 1] as { at: string; id: string };
+    after = { at: last.at, id: last.id };
+    yield rows.map(({ at: _at, ...r }) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
+    if (rows.length < pageSize) return;
+  }
+}
+
+async function countWindow(db: DbOrTx, w: { from: Date; to: Date }): Promise<number> {
+  const [row] = await queryRows<{ n: number | string }>(
+    db,
+    sql`select count(*) as n from audit_log_entries
+        where created_at >= ${w.from.toISOString()}::timestamptz and created_at < ${w.to.toISOString()}::timestamptz`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+async function runExport(db: DbOrTx, w: ExportWindow): Promise<number> {
+  const total = await countWindow(db, w);
+  const file = w.out ? createWriteStream(w.out, { mode: 0o600, flags: 'wx' }) : undefined;
+  if (file) await once(file, 'open');
+  const sink = file ?? process.stdout;
+  let written = 0;
+  const started = Date.now();
+  console.error(`Exporting ${total} audit events from ${w.from.toISOString()} to ${w.to.toISOString()}`);
+  try {
+    for await (const page of exportAuditWindow(db, w)) {
+      const chunk = `${page.map((r) => JSON.stringify(r)).join('\n')}\n`;
+      if (!sink.write(chunk)) await once(sink, 'drain');
+      written += page.length;
+      if (total > EXPORT_PAGE)
+        console.error(`  ${written} / ${total} (${Math.round((written * 100) / Math.max(total, 1))} %)`);
+    }
+  } finally {
+    if (file)
+      await new Promise<void>((resolve, reject) =>
+        file.end((err?: Error | null) => (err ? reject(err) : resolve())),
+      );
+  }
+  console.error(
+    `Exported ${written} events in ${((Date.now() - started) / 1000).toFixed(1)} s${w.out ? ` to ${w.out}` : ''}`,
+  );
+  return 0;
+}
+
 export async function runAuditLog(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return runCli(AUDIT_LOG_USAGE, argv, async () => {
+    if (argv[0] === 'export') {
+      let window: ExportWindow;
+      try {
+        window = parseExportArgs(argv.slice(1));
+      } catch (err) {
+        console.error((err as Error).message);
+        return 1;
+      }
+      const database = await openMigratedDatabase(loadConfig(env));
+      try {
+        return await runExport(database.db, window);
+      } finally {
+        await database.close();
+      }
+    }
     let query: ReturnType<typeof parseArgs>;
     try {
       query = parseArgs(argv);

@@ -10,6 +10,7 @@ import { issueSession, startSession } from '../../core/issue-session.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import { parsePhone } from '../../core/phone.ts';
+import { takeConsent } from '../../core/privacy-consent.ts';
 import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { fakeUserJson, userJson } from '../../core/user-json.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
@@ -50,6 +51,7 @@ export async function signUpWithPhone(
   assertPhoneEnabled(deps, 'Phone signups are disabled');
   const phone = parsePhone(input.phone);
   const autoconfirm = deps.config.phone.autoconfirm;
+  const { data, consent } = takeConsent(input.data, deps.config.PRIVACY_NOTICE_VERSION, deps.clock());
 
   await enforceOtpIpLimit(deps, meta.ip);
   // The per-number floor is counted for every number alike, before the look-up (as POST /otp).
@@ -60,7 +62,7 @@ export async function signUpWithPhone(
   if (existing?.phoneConfirmedAt) {
     if (autoconfirm || deps.config.MAILER_AUTOCONFIRM) throw new AuthError('user_already_exists');
     await audit(deps.db, 'user_repeated_signup', existing.id, meta.ip, { provider: 'phone' });
-    return fakePhoneUser(randomUUID(), phone, input.data, deps.clock(), newUserAudRole(deps.config));
+    return fakePhoneUser(randomUUID(), phone, data, deps.clock(), newUserAudRole(deps.config));
   }
   const now = deps.clock();
   let user: UserRow;
@@ -72,7 +74,9 @@ export async function signUpWithPhone(
         // the password of the account its owner confirms).
         const updated = await updateUser(tx, existing.id, {
           encryptedPassword: passwordHash,
-          userMetadata: input.data,
+          userMetadata: data,
+          privacyNoticeVersion: consent?.privacyNoticeVersion ?? null,
+          privacyNoticeAcceptedAt: consent?.privacyNoticeAcceptedAt ?? null,
           confirmationSentAt: autoconfirm ? existing.confirmationSentAt : now,
           updatedAt: now,
         });
@@ -81,7 +85,8 @@ export async function signUpWithPhone(
       }
       const created = await insertPhoneUser(tx, {
         phone,
-        userMetadata: input.data,
+        userMetadata: data,
+        consent,
         now,
         passwordHash,
         ...newUserAudRole(deps.config),

@@ -11,6 +11,7 @@ import { mailLocaleFor, signupLocale } from '../../core/mail/locale.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
 import { assertPasswordAcceptable, passwordPolicyOf } from '../../core/password-policy.ts';
 import type { PkceParams } from '../../core/pkce.ts';
+import { type ConsentRecord, takeConsent } from '../../core/privacy-consent.ts';
 import { emailQuotaLimits, enforceOtpIpLimit, enforceRateLimits, type Limit } from '../../core/rate-limit.ts';
 import { fakeUserJson, userJson } from '../../core/user-json.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
@@ -46,8 +47,13 @@ export async function signUp(
   const email = parseEmail(input.email);
   await assertNotBreached(deps, input.password);
   // The language of the confirmation mail, remembered in user_metadata.locale for later mail.
-  const { locale, metadata: data } = signupLocale(
+  const { data: given, consent } = takeConsent(
     input.data ?? {},
+    deps.config.PRIVACY_NOTICE_VERSION,
+    deps.clock(),
+  );
+  const { locale, metadata: data } = signupLocale(
+    given,
     redirectTo,
     deps.config.SITE_URL,
     MAX_METADATA_BYTES,
@@ -69,7 +75,17 @@ export async function signUp(
     // The same argon2 work as a new sign-up, so CPU load does not tell the two apart either; the
     // hash becomes the password of a still-pending sign-up (see repeatedSignup).
     const passwordHash = await hashPassword(input.password);
-    return repeatedSignup(deps, existing.id, email, data, redirectTo, meta, input.pkce, passwordHash);
+    return repeatedSignup(
+      deps,
+      existing.id,
+      email,
+      data,
+      redirectTo,
+      meta,
+      input.pkce,
+      passwordHash,
+      consent,
+    );
   }
 
   // Hash before opening the transaction: the slow part never holds a connection or the PGlite lock.
@@ -88,6 +104,7 @@ export async function signUp(
         email,
         passwordHash,
         userMetadata: data,
+        consent,
         confirmedAt: autoconfirm ? now : null,
         confirmationSentAt: autoconfirm ? null : now,
         now,
@@ -159,6 +176,8 @@ async function repeatedSignup(
   pkce: PkceParams | undefined,
   /** This sign-up's password hash; undefined when it lost a race to a concurrent one (no new mail). */
   passwordHash: string | undefined,
+  /** This sign-up's consent: it replaces the pending one's, like the password and metadata. */
+  consent?: ConsentRecord,
 ): Promise<User> {
   const user = await findUserByEmail(deps.db, email);
   if (!user || user.id !== userId) throw new AuthError('conflict', 'Concurrent sign-up, please retry');
@@ -179,6 +198,8 @@ async function repeatedSignup(
       const updated = await updateUser(tx, user.id, {
         encryptedPassword: passwordHash,
         userMetadata: data,
+        privacyNoticeVersion: consent?.privacyNoticeVersion ?? null,
+        privacyNoticeAcceptedAt: consent?.privacyNoticeAcceptedAt ?? null,
         confirmationSentAt: now,
         updatedAt: now,
       });

@@ -13,7 +13,7 @@ import { useLocale } from '~/i18n/locale-context.tsx';
 import { parseAuthMode } from '~/lib/auth-mode.ts';
 import { cn } from '~/lib/utils.ts';
 
-export type SwitcherPage = 'home' | 'auth' | 'forgot' | 'reset' | 'account' | 'notFound';
+export type SwitcherPage = 'home' | 'auth' | 'forgot' | 'reset' | 'account' | 'privacy' | 'notFound';
 
 /** The equivalent page in the other edition; keeps the auth page's `?mode=`. */
 export function alternateHref(page: SwitcherPage, target: Locale, pathname: string, search: string): string {
@@ -22,6 +22,7 @@ export function alternateHref(page: SwitcherPage, target: Locale, pathname: stri
   if (page === 'forgot') return paths.forgotPassword.getHref(target);
   if (page === 'reset') return paths.resetPassword.getHref(target);
   if (page === 'account') return paths.account.getHref(target);
+  if (page === 'privacy') return paths.privacy.getHref(target);
   return `${localePrefix(target)}${stripLocale(pathname)}`;
 }
 

@@ -61,7 +61,16 @@ export function SiteFooter() {
         </div>
       </div>
       <div className="border-t border-white/10">
-        <p className="mx-auto max-w-7xl px-4 py-6 text-sm sm:px-6 lg:px-8">{m.footer.copyright}</p>
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-4 px-4 py-6 text-sm sm:px-6 lg:px-8">
+          <p>{m.footer.copyright}</p>
+          <a
+            href={paths.privacy.getHref(locale)}
+            className="underline-offset-4 hover:text-white hover:underline"
+            data-testid="footer-privacy"
+          >
+            {m.footer.privacy}
+          </a>
+        </div>
       </div>
     </footer>
   );

@@ -50,7 +50,14 @@ export function AuthForm({ initialMode }: AuthFormProps) {
   const [invalidField, setInvalidField] = useState<CredentialField | undefined>();
   const [notice, setNotice] = useState<AuthNotice | undefined>();
   const [resendOffer, setResendOffer] = useState<ResendOffer | undefined>();
-  const ids = { email: useId(), password: useId(), hint: useId(), error: useId(), notice: useId() };
+  const ids = {
+    email: useId(),
+    password: useId(),
+    hint: useId(),
+    consent: useId(),
+    error: useId(),
+    notice: useId(),
+  };
   const formRef = useRef<HTMLFormElement>(null);
   const copy = m.auth[mode];
   // Until React has hydrated, the form must not submit natively (that would put the password in
@@ -110,7 +117,12 @@ export function AuthForm({ initialMode }: AuthFormProps) {
       if (mode === 'signup') {
         const { error } = await auth.signUp({
           ...result.data,
-          options: { emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}` },
+          // The form says what is collected and links the notice: signing up accepts it. The service
+          // records its PRIVACY_NOTICE_VERSION and the time with the account (docs/pdpl.md).
+          options: {
+            emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}`,
+            data: { privacy_notice_accepted: true },
+          },
         });
         if (error) fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
         else {
@@ -253,6 +265,18 @@ export function AuthForm({ initialMode }: AuthFormProps) {
             </p>
           ) : null}
         </div>
+        {mode === 'signup' ? (
+          <p id={ids.consent} className="text-sm text-muted" data-testid="signup-consent">
+            {m.auth.signup.consentBefore}{' '}
+            <a
+              href={paths.privacy.getHref(locale)}
+              className="font-medium text-oasis-700 underline underline-offset-4"
+            >
+              {m.auth.signup.consentLink}
+            </a>
+            .
+          </p>
+        ) : null}
         <FormMessage id={ids.error} tone="error" testId="auth-error">
           {errorMessage}
         </FormMessage>

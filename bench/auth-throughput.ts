@@ -21,6 +21,7 @@
  * BENCH_SIGNIN_LIMITS=off (sign-in rate limits and back-off off, to price their statements),
  * BENCH_NODE_ARGS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
  * profile it under load), PGLITE_FSYNC=false (PGlite without its flush per commit, to price it),
+ * PGLITE_SHARED_BUFFERS (e.g. 128MB: PGlite's cache at its own default instead of the service's 16MB),
  * BENCH_HOOK=http (the custom access-token hook on, pointed at bench/access-token-hook.ts, a local
  * HTTP hook in its own process, to price a hook call per token).
  * Per-request cost of each hot path in isolation: bench/auth-hot-paths.ts.
@@ -147,6 +148,10 @@ function startService(env: Record<string, string>): Promise<{ url: string; child
       RATE_LIMIT_OTP_PER_IP: '1000000',
       // PGLITE_FSYNC=false measures PGlite without its flush per commit (the service's default is on).
       ...(process.env.PGLITE_FSYNC ? { PGLITE_FSYNC: process.env.PGLITE_FSYNC } : {}),
+      // PGLITE_SHARED_BUFFERS prices PGlite's buffer cache against the service's default (16MB).
+      ...(process.env.PGLITE_SHARED_BUFFERS
+        ? { PGLITE_SHARED_BUFFERS: process.env.PGLITE_SHARED_BUFFERS }
+        : {}),
       ...hookEnv,
       ...env,
     },

@@ -247,8 +247,59 @@ describe('404 page', () => {
   });
 });
 
+describe('privacy notice and sign-up consent (PDPL, issue #26)', () => {
+  for (const [locale, prefix, heading, link] of [
+    ['en', '', 'Privacy notice', 'privacy notice'],
+    ['ar', '/ar', 'إشعار الخصوصية', 'إشعار الخصوصية'],
+  ] as const) {
+    it(`${locale}: the sign-up form says what is kept and links the notice, which is prerendered`, async () => {
+      const live = await browser.newContext(desktop);
+      const form = await live.newPage();
+      await form.goto(`${product.origin}${prefix}/auth?mode=signup`);
+      await interactAndHydrate(form);
+      const consent = form.getByTestId('signup-consent');
+      expect(await consent.isVisible()).toBe(true);
+      expect(await consent.getByRole('link', { name: link }).getAttribute('href')).toBe(`${prefix}/privacy`);
+      await live.close();
+      // The notice is readable without any script, in the page's language and direction.
+      const context = await browser.newContext({ ...desktop, javaScriptEnabled: false });
+      const page = await context.newPage();
+      const response = await page.goto(`${product.origin}${prefix}/privacy`);
+      expect(response?.status()).toBe(200);
+      expect(await page.locator('h1').textContent()).toBe(heading);
+      expect(await page.locator('html').getAttribute('lang')).toBe(locale);
+      expect(await page.locator('html').getAttribute('dir')).toBe(locale === 'ar' ? 'rtl' : 'ltr');
+      // Every footer links it.
+      await page.goto(`${product.origin}${prefix}/`);
+      expect(await page.getByTestId('footer-privacy').getAttribute('href')).toBe(`${prefix}/privacy`);
+      await context.close();
+    });
+  }
+
+  it('signing up states the acceptance, and the service keeps it out of the editable metadata', async () => {
+    const context = await browser.newContext(desktop);
+    const page = await context.newPage();
+    await page.goto(`${product.origin}/auth?mode=signup`);
+    await interactAndHydrate(page);
+    await page.getByLabel('Email').fill(`consent-${Date.now()}@example.com`);
+    await page.getByLabel('Password').fill('correct-horse-7');
+    const signup = page.waitForResponse((r) => r.url().includes('/auth/v1/signup'));
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+    const response = await signup;
+    expect(response.request().postDataJSON()).toMatchObject({ data: { privacy_notice_accepted: true } });
+    expect(response.status()).toBe(200);
+    // GoTrue answers the user itself while the address awaits confirmation ({ user, session } once signed in).
+    const body = (await response.json()) as { id?: string; user?: { id?: string } };
+    const user = (body.user ?? body) as { id?: string; user_metadata?: Record<string, unknown> };
+    expect(user.id).toBeTruthy();
+    expect(user.user_metadata).toBeDefined();
+    expect(user.user_metadata?.privacy_notice_accepted).toBeUndefined();
+    await context.close();
+  });
+});
+
 describe('accessibility (axe, WCAG 2.2 AA)', () => {
-  const pages = ['/', '/auth', '/auth?mode=signup', '/auth/forgot', '/auth/reset', '/missing'];
+  const pages = ['/', '/auth', '/auth?mode=signup', '/auth/forgot', '/auth/reset', '/privacy', '/missing'];
   for (const [label, options] of [
     ['desktop', desktop],
     ['375px', mobile],

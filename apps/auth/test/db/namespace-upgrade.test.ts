@@ -89,15 +89,20 @@ async function rawSession(where: { url?: string; dataDir?: string }) {
   };
 }
 
-/** The columns each table has in `schemaName` (later migrations add columns the old layout lacks). */
+/**
+ * The columns each table has in `schemaName` (later migrations add columns the old layout lacks),
+ * in copy order; a table a later migration creates (recovery codes, …) is absent from the old layout
+ * and so from the answer.
+ */
 async function columnsOf(run: RunSql, schemaName: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const table of TABLES) {
+  for (const table of COPY_ORDER) {
     const r = await run(
       `select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as cols
        from information_schema.columns where table_schema = '${schemaName}' and table_name = '${table}'`,
     );
-    out[table] = String(r[0]?.cols);
+    const cols = r[0]?.cols;
+    if (typeof cols === 'string') out[table] = cols;
   }
   return out;
 }
@@ -112,7 +117,7 @@ async function contents(
   columns: Record<string, string>,
 ): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const table of TABLES) {
+  for (const table of Object.keys(columns)) {
     const r = await run(
       `select count(*)::int as n, md5(coalesce(string_agg(to_jsonb(t)::text, '|' order by to_jsonb(t)::text), '')) as digest
        from (select ${columns[table]} from "${schemaName}"."${table}") t`,
@@ -195,7 +200,7 @@ it('a database of the release before namespaces moves into auth in place: every 
   try {
     await old.migrateOld(releaseBeforeNamespaces());
     oldColumns = await columnsOf(old.run, 'public');
-    for (const table of COPY_ORDER)
+    for (const table of Object.keys(oldColumns))
       await old.run(
         `insert into public."${table}" (${oldColumns[table]}) select ${oldColumns[table]} from scratch."${table}"`,
       );
@@ -204,6 +209,8 @@ it('a database of the release before namespaces moves into auth in place: every 
   } finally {
     await old.close();
   }
+  // The old layout has every table but those later migrations create; each holds rows.
+  expect(Object.keys(oldColumns)).toEqual(expect.arrayContaining([...FIRST, 'passkeys', 'oauth_states']));
   for (const [table, summary] of Object.entries(oldContents)) expect(summary, table).not.toMatch(/^0 rows/);
 
   // 3. The new release opens it: everything moves into auth, unchanged.

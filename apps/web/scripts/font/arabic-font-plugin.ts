@@ -140,7 +140,11 @@ export function fontFaceCss(subsets: Array<Subset & { url: string }>): string {
  *    heading can be painted a frame after the navigation), and
  *  - the first largest-contentful-paint entry: a frame has really been presented (animation frames
  *    also run before the first paint, while the browser still holds it back), or, where that entry
- *    type is unknown or never comes (a page opened in a background tab), 3 s;
+ *    type is unknown or never comes (a page opened in a background tab), 3 s, and
+ *  - `document.fonts.ready`: the metric-matched fallback faces are `local()` fonts, loaded
+ *    asynchronously like any face. Once in CI, on a starved CPU, /ar/ at 1280 px reported a later LCP
+ *    entry 63 ms after the Readex request; the fallback's arrival repainting the heading is the
+ *    likely cause, and waiting for the pending faces removes it whatever the cause's timing;
  * then lets two more frames go by, so the frame painting what `load` completed is on screen too.
  * Only then are both Readex files loaded (an Arabic letter and a digit select both faces by
  * unicode-range), and only once they are in is the attribute set: text is never invisible and the
@@ -149,7 +153,7 @@ export function fontFaceCss(subsets: Array<Subset & { url: string }>): string {
 export const arabicFontScript =
   `(()=>{const d=document,r=requestAnimationFrame,l="largest-contentful-paint";Promise.all([` +
   `new Promise(s=>{setTimeout(s,3e3);PerformanceObserver.supportedEntryTypes?.includes(l)&&new PerformanceObserver((_,o)=>{o.disconnect();s()}).observe({type:l,buffered:!0})}),` +
-  `new Promise(s=>d.readyState==="complete"?s():addEventListener("load",s,{once:!0}))` +
+  `new Promise(s=>d.readyState==="complete"?s():addEventListener("load",s,{once:!0})),d.fonts.ready` +
   `]).then(()=>r(()=>r(()=>setTimeout(()=>d.fonts.load("1em Readex","\u0627 0").then(()=>d.documentElement.setAttribute("${webFontAttribute}",""),()=>{})))))})()`;
 
 export function arabicFontPlugin(): Plugin {

@@ -427,6 +427,12 @@ export const envSchema = z.object({
     .default('info')
     .meta({ description: 'pino log level' }),
   DISABLE_SIGNUP: bool.default(false).meta({ description: 'close sign-ups' }),
+  // Off by default: GoTrue's answer tells anyone which addresses and numbers have accounts. On
+  // only for a client that relies on that error (and the official client's own suite asserts it).
+  OTP_REVEAL_UNKNOWN_USERS: bool.default(false).meta({
+    description:
+      "`POST /otp` for an address or number without an account, when it may not create one (`create_user: false`, `DISABLE_SIGNUP`), answers GoTrue's `422 otp_disabled` / `signup_disabled`, revealing that no account exists; off: the same `{}` as for an account",
+  }),
   // GoTrue's switch: POST /signup with neither email nor phone makes an anonymous user. Off unless
   // asked for: every call creates an account row, so an open endpoint is a way to fill the database.
   EXTERNAL_ANONYMOUS_USERS_ENABLED: bool.default(false).meta({
@@ -595,9 +601,9 @@ export const envSchema = z.object({
     .default(60)
     .meta({ description: 'seconds between two SMS codes for one phone factor' }),
   // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
-  SMS_PROVIDER: z.enum(['dev', 'webhook', 'unifonic', 'taqnyat', 'msegat', 'twilio', '']).default('').meta({
+  SMS_PROVIDER: z.enum(['dev', 'webhook', 'unifonic', 'taqnyat', 'msegat', 'twilio', 'none', '']).default('').meta({
     description:
-      'SMS delivery of phone codes: `dev` (the development mailbox), `webhook`, or a gateway: `unifonic`, `taqnyat`, `msegat`, `twilio`',
+      "SMS delivery of phone codes: `dev` (the development mailbox), `webhook`, a gateway: `unifonic`, `taqnyat`, `msegat`, `twilio`, or `none` (no SMS: a code to a number outside `SMS_TEST_OTP` is GoTrue's `500 sms_send_failed` \"Unable to get SMS provider\", and phone factors are off)",
     unsetMeans: '`dev` outside production, none in production',
   }),
   SMS_WEBHOOK_URL: optionalString.meta({
@@ -898,6 +904,7 @@ export type Config = {
   SITE_DIR: string;
   LOG_LEVEL: string;
   DISABLE_SIGNUP: boolean;
+  OTP_REVEAL_UNKNOWN_USERS: boolean;
   EXTERNAL_ANONYMOUS_USERS_ENABLED: boolean;
   PRIVACY_NOTICE_VERSION: string;
   /**
@@ -1528,6 +1535,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     SITE_DIR: resolvePath(e.SITE_DIR),
     LOG_LEVEL: e.LOG_LEVEL,
     DISABLE_SIGNUP: e.DISABLE_SIGNUP,
+    OTP_REVEAL_UNKNOWN_USERS: e.OTP_REVEAL_UNKNOWN_USERS,
     EXTERNAL_ANONYMOUS_USERS_ENABLED: e.EXTERNAL_ANONYMOUS_USERS_ENABLED,
     PRIVACY_NOTICE_VERSION: e.PRIVACY_NOTICE_VERSION,
     residency: {

@@ -16,6 +16,7 @@ export const errorTable = {
   no_api_key: { status: 401, message: 'No API key found in request' },
   invalid_api_key: { status: 401, message: 'Invalid API key' },
   signup_disabled: { status: 422, message: 'Signups not allowed for this instance' },
+  otp_disabled: { status: 422, message: 'Signups not allowed for otp' },
   anonymous_provider_disabled: { status: 422, message: 'Anonymous sign-ins are disabled' },
   phone_provider_disabled: { status: 422, message: 'Phone signups are disabled' },
   user_already_exists: { status: 422, message: 'User already registered' },

@@ -11,6 +11,7 @@
 // Programmatic callers (tests, embedders) pass any object implementing SmsSender to startServer.
 import type { Db } from '../../db/client.ts';
 import { enqueueMail } from '../../db/outbox.repo.ts';
+import { AuthError } from '../../errors.ts';
 
 export type SmsMessage = {
   to: string;
@@ -84,10 +85,13 @@ export function webhookSms(url: string, token: string | undefined, fetchImpl = f
   };
 }
 
-/** No provider (production without SMS_PROVIDER): phone factors are disabled. */
+/**
+ * No provider (SMS_PROVIDER=none, or production without SMS_PROVIDER): phone factors are disabled,
+ * and a code for a number outside SMS_TEST_OTP gets GoTrue's answer when it has no provider.
+ */
 export const noSms: SmsSender = {
   kind: 'none',
   async send() {
-    throw new Error('no SMS provider configured');
+    throw new AuthError('sms_send_failed', 'Unable to get SMS provider');
   },
 };

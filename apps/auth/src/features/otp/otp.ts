@@ -16,6 +16,7 @@ import { userJson } from '../../core/user-json.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
 import { findUserByEmail, insertEmailUser, type UserRow, updateUser } from '../../db/users.repo.ts';
+import { mayCreateOtpAccount } from './unknown-account.ts';
 
 export type EmailOtpInput = {
   email: string;
@@ -30,7 +31,7 @@ export type EmailOtpInput = {
  * POST /otp with an email. Answers nothing: the caller replies `{}` whatever happened, under the
  * response floor, so an unknown address (create_user false, or sign-ups closed) looks exactly like
  * a known one. GoTrue answers 422 otp_disabled there instead, which tells anyone which addresses
- * have accounts (README, "Differences from GoTrue").
+ * have accounts (README, "Differences from GoTrue"); OTP_REVEAL_UNKNOWN_USERS restores that answer.
  */
 export async function requestEmailOtp(
   deps: Deps,
@@ -47,7 +48,7 @@ export async function requestEmailOtp(
   await emailQuota(deps, email);
   const existing = await findUserByEmail(deps.db, email);
   if (!existing) {
-    if (!input.createUser || deps.config.DISABLE_SIGNUP) return;
+    if (!mayCreateOtpAccount(deps.config, input.createUser)) return;
     const id = randomUUID();
     await beforeUserCreated(
       deps,

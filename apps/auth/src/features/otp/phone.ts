@@ -29,6 +29,7 @@ import {
   updateUser,
 } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
+import { mayCreateOtpAccount } from './unknown-account.ts';
 
 export type PhoneCodeType = 'sms' | 'phone_change';
 
@@ -149,7 +150,7 @@ export async function requestPhoneOtp(
   await enforcePhoneFloor(deps, phone);
   let user = await findUserByPhone(deps.db, phone);
   if (!user) {
-    if (!input.createUser || deps.config.DISABLE_SIGNUP) return { messageId: unsentMessageId(deps, phone) };
+    if (!mayCreateOtpAccount(deps.config, input.createUser)) return { messageId: unsentMessageId(deps, phone) };
     const id = randomUUID();
     await beforeUserCreated(
       deps,

@@ -228,10 +228,12 @@ export async function runSweep(
     const cutoff = task.cutoff(now);
     if (!cutoff) continue;
     let size = policy.initial;
+    let from: Date | undefined; // keyset statements resume where the last batch stopped
     for (;;) {
       if (options.signal?.aborted) break;
       const t0 = performance.now();
-      const { deleted: n, scanned } = await task.statement(database.db, size, cutoff);
+      const { deleted: n, scanned, last } = await task.statement(database.db, size, cutoff, from);
+      from = last ?? from;
       const ms = performance.now() - t0;
       report.batches++;
       report.maxBatchMs = Math.max(report.maxBatchMs, ms);

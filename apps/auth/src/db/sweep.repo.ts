@@ -17,12 +17,29 @@ export type SweepStatement = (
   db: DbOrTx,
   limit: number,
   before: Date,
-) => Promise<{ deleted: number; scanned: number }>;
+  /**
+   * Keyset statements only: where the previous batch of this run stopped (its last key). Deleted
+   * rows leave dead entries at the head of the index until vacuum; starting each batch at the last
+   * key instead of the index's head keeps a batch's cost its own rows on a big backlog (measured:
+   * with 200,000 rows of 300,000 swept, finding the next 50 took 91 ms and 977 buffers from the head).
+   * A row skipped while locked, behind the cursor, waits for the next run.
+   */
+  from?: Date,
+) => Promise<SweepBatch>;
 
-async function counted(db: DbOrTx, query: SQL): Promise<{ deleted: number; scanned: number }> {
-  const [row] = await queryRows<{ deleted: number | string; scanned: number | string }>(db, query);
-  return { deleted: Number(row?.deleted ?? 0), scanned: Number(row?.scanned ?? 0) };
+export type SweepBatch = { deleted: number; scanned: number; last?: Date | undefined };
+
+async function counted(db: DbOrTx, query: SQL): Promise<SweepBatch> {
+  const [row] = await queryRows<{ deleted: number | string; scanned: number | string; last?: unknown }>(
+    db,
+    query,
+  );
+  const last = row?.last == null ? undefined : new Date(row.last as string | Date);
+  return { deleted: Number(row?.deleted ?? 0), scanned: Number(row?.scanned ?? 0), last };
 }
+
+/** `and <column> >= from` when the batch continues a run (keyset), else nothing. */
+const resumeAt = (column: SQL, from: Date | undefined) => (from ? sql` and ${column} >= ${ts(from)}` : sql``);
 
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
@@ -96,15 +113,19 @@ export const sweepNotAfterSessions = deleteBy(
       order by not_after limit ${limit} for update skip locked`,
 );
 
-/** Rows of `table` whose `column` (indexed) is before `before`. */
+/** Rows of `table` whose `column` (indexed) is before `before`, in keyset batches. */
 function byTime(table: string, column: string): SweepStatement {
   const t = sql.raw(table);
   const c = sql.raw(column);
-  return deleteBy(
-    table,
-    (limit, before) =>
-      sql`select id from ${t} where ${c} < ${ts(before)} order by ${c} limit ${limit} for update skip locked`,
-  );
+  return (db, limit, before, from) =>
+    counted(
+      db,
+      sql`with batch as (select id, ${c} as k from ${t} where ${c} < ${ts(before)}${resumeAt(c, from)}
+          order by ${c} limit ${limit} for update skip locked),
+        d as (delete from ${t} where id = any(array(select id from batch)) returning 1)
+        select (select count(*) from d) as deleted, (select count(*) from batch) as scanned,
+          (select max(k) from batch) as last`,
+    );
 }
 
 /** Email links and codes (one_time_tokens) expired before `before`. */
@@ -137,20 +158,21 @@ export const sweepOldMail = deleteBy(
  * Their mail (sent long ago, its body blanked) goes with the delivered-mail task: mail_outbox.user_id
  * has no index, and a scan of the outbox in every batch would cost more than the batch.
  */
-export const sweepUnconfirmedUsers: SweepStatement = (db, limit, before) =>
+export const sweepUnconfirmedUsers: SweepStatement = (db, limit, before, from) =>
   counted(
     db,
     sql`with batch as (
-        select id from users
+        select id, created_at from users
         where email_confirmed_at is null and phone_confirmed_at is null and invited_at is null
-          and not is_anonymous and created_at < ${ts(before)}
+          and not is_anonymous and created_at < ${ts(before)}${resumeAt(sql`created_at`, from)}
           and coalesce(confirmation_sent_at, created_at) < ${ts(before)} and last_sign_in_at is null
         order by created_at limit ${limit} for update skip locked),
       d as (delete from users where id = any(array(select id from batch)) returning id),
       a as (update audit_log_entries set ip_address = null,
           payload = payload - array['user_email', 'email', 'phone', 'new_email', 'user_agent']::text[]
         where actor_id = any(array(select id from d)) returning 1)
-      select (select count(*) from d) as deleted, (select count(*) from batch) as scanned`,
+      select (select count(*) from d) as deleted, (select count(*) from batch) as scanned,
+        (select max(created_at) from batch) as last`,
   );
 
 /** Rate-limit rows (primary key: key + window_start), by their row address while locked. */

@@ -310,6 +310,47 @@ describe('batches', () => {
   });
 });
 
+describe('keyset batches', () => {
+  it('each batch starts at the key where the last one stopped, not at the head of the index', async () => {
+    const rows = 300;
+    const action = `keyset_${randomUUID().slice(0, 8)}`;
+    await db().execute(sql`insert into audit_log_entries (id, action, created_at, payload)
+      select gen_random_uuid(), ${action}, now() - interval '100 days' - make_interval(secs => i), '{}'::jsonb
+      from generate_series(1, ${rows}) as i`);
+    const real = sweepTasks(t.config).find((x) => x.name === 'audit_log') as SweepTask;
+    const calls: Array<{ from?: Date; last?: Date }> = [];
+    const recorded: SweepTask = {
+      ...real,
+      statement: async (d, limit, before, from) => {
+        const r = await real.statement(d, limit, before, from);
+        calls.push({ from, last: r.last });
+        return r;
+      },
+    };
+    const policy: BatchPolicy = { targetMs: 1_000_000, initial: 50, min: 50, max: 50 };
+    const report = await runSweep(t.server.deps.database, [recorded], new Date(), { policy, pauseMs: 0 });
+    expect(report.deleted.audit_log).toBeGreaterThanOrEqual(rows);
+    expect(calls.length).toBeGreaterThan(rows / 50);
+    expect(calls[0]?.from).toBeUndefined();
+    for (let i = 1; i < calls.length; i++) {
+      // The cursor is the previous batch's last key, and keys only move forward.
+      const prev = calls[i - 1]?.last ?? calls[i - 1]?.from;
+      expect(calls[i]?.from?.getTime()).toBe(prev?.getTime());
+      if (calls[i]?.last) expect(calls[i]?.last?.getTime()).toBeGreaterThanOrEqual(prev?.getTime() ?? 0);
+    }
+    // A statement given a cursor leaves what lies before it (a row skipped while locked waits for the next run).
+    const older = `keyset_old_${randomUUID().slice(0, 8)}`;
+    await db().execute(sql`insert into audit_log_entries (id, action, created_at, payload) values
+      (gen_random_uuid(), ${older}, now() - interval '200 days', '{}'::jsonb),
+      (gen_random_uuid(), ${older}, now() - interval '100 days', '{}'::jsonb)`);
+    const cut = new Date(Date.now() - 150 * 86400_000);
+    const batch = await real.statement(db(), 10, new Date(Date.now() - 90 * 86400_000), cut);
+    expect(batch.deleted).toBeGreaterThanOrEqual(1);
+    expect(batch.last?.getTime()).toBeGreaterThanOrEqual(cut.getTime());
+    expect(await count(sql`select count(*) as n from audit_log_entries where action = ${older}`)).toBe(1);
+  }, 120_000);
+});
+
 describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', () => {
   const totalSize = async (table: string) =>
     count(sql`select pg_total_relation_size(${table}::regclass) as n`);

@@ -150,7 +150,8 @@ export async function requestPhoneOtp(
   await enforcePhoneFloor(deps, phone);
   let user = await findUserByPhone(deps.db, phone);
   if (!user) {
-    if (!mayCreateOtpAccount(deps.config, input.createUser)) return { messageId: unsentMessageId(deps, phone) };
+    if (!mayCreateOtpAccount(deps.config, input.createUser))
+      return { messageId: unsentMessageId(deps, phone) };
     const id = randomUUID();
     await beforeUserCreated(
       deps,

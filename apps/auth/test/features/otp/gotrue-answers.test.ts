@@ -34,8 +34,14 @@ const rowByEmail = async (email: string) =>
 describe('OTP_REVEAL_UNKNOWN_USERS', () => {
   it("an unknown address with shouldCreateUser false gets GoTrue's 422 otp_disabled; nothing is created or sent", async () => {
     const email = uniqueEmail('reveal-nobody');
-    const { data, error } = await t.client().auth.signInWithOtp({ email, options: { shouldCreateUser: false } });
-    expect(error).toMatchObject({ status: 422, code: 'otp_disabled', message: 'Signups not allowed for otp' });
+    const { data, error } = await t
+      .client()
+      .auth.signInWithOtp({ email, options: { shouldCreateUser: false } });
+    expect(error).toMatchObject({
+      status: 422,
+      code: 'otp_disabled',
+      message: 'Signups not allowed for otp',
+    });
     expect(data).toEqual({ user: null, session: null });
     expect(await rowByEmail(email)).toBeUndefined();
     await expect(t.inbox.waitFor(email, undefined, 500)).rejects.toThrow();
@@ -45,7 +51,9 @@ describe('OTP_REVEAL_UNKNOWN_USERS', () => {
     const email = uniqueEmail('reveal-known');
     expect((await t.client().auth.signInWithOtp({ email })).error).toBeNull();
     await t.inbox.waitFor(email);
-    expect((await t.client().auth.signInWithOtp({ email, options: { shouldCreateUser: false } })).error).toBeNull();
+    expect(
+      (await t.client().auth.signInWithOtp({ email, options: { shouldCreateUser: false } })).error,
+    ).toBeNull();
     await t.inbox.waitFor(email);
   });
 
@@ -56,7 +64,10 @@ describe('OTP_REVEAL_UNKNOWN_USERS', () => {
       const open = await t.api('/otp', { method: 'POST', body: JSON.stringify({ email }) });
       expect(open.status).toBe(422);
       expect(await open.json()).toMatchObject({ error_code: 'signup_disabled' });
-      const noCreate = await t.api('/otp', { method: 'POST', body: JSON.stringify({ email, create_user: false }) });
+      const noCreate = await t.api('/otp', {
+        method: 'POST',
+        body: JSON.stringify({ email, create_user: false }),
+      });
       expect(noCreate.status).toBe(422);
       expect(await noCreate.json()).toMatchObject({ error_code: 'otp_disabled' });
       expect(await rowByEmail(email)).toBeUndefined();
@@ -66,7 +77,9 @@ describe('OTP_REVEAL_UNKNOWN_USERS', () => {
   });
 
   it('an unknown number with shouldCreateUser false gets 422 otp_disabled', async () => {
-    const { error } = await t.client().auth.signInWithOtp({ phone: freshPhone(), options: { shouldCreateUser: false } });
+    const { error } = await t
+      .client()
+      .auth.signInWithOtp({ phone: freshPhone(), options: { shouldCreateUser: false } });
     expect(error).toMatchObject({ status: 422, code: 'otp_disabled' });
   });
 });
@@ -76,7 +89,10 @@ describe('SMS_PROVIDER=none', () => {
     const phone = freshPhone();
     const res = await t.api('/otp', { method: 'POST', body: JSON.stringify({ phone }) });
     expect(res.status).toBe(500);
-    expect(await res.json()).toMatchObject({ error_code: 'sms_send_failed', msg: 'Unable to get SMS provider' });
+    expect(await res.json()).toMatchObject({
+      error_code: 'sms_send_failed',
+      msg: 'Unable to get SMS provider',
+    });
     const pkce = createClient(t.url, t.anonKey, {
       auth: { flowType: 'pkce', persistSession: false, autoRefreshToken: false },
     });
@@ -89,19 +105,27 @@ describe('SMS_PROVIDER=none', () => {
   it('a number of SMS_TEST_OTP signs in with its fixed code (nothing is sent)', async () => {
     const sb = t.client();
     expect((await sb.auth.signInWithOtp({ phone: `+${TEST_NUMBER}` })).error).toBeNull();
-    const { data, error } = await sb.auth.verifyOtp({ phone: `+${TEST_NUMBER}`, token: '515151', type: 'sms' });
+    const { data, error } = await sb.auth.verifyOtp({
+      phone: `+${TEST_NUMBER}`,
+      token: '515151',
+      type: 'sms',
+    });
     expect(error).toBeNull();
     expect(data.user?.phone).toBe(TEST_NUMBER);
   });
 
-  it("/settings reports no SMS provider, and a phone factor cannot be enrolled", async () => {
+  it('/settings reports no SMS provider, and a phone factor cannot be enrolled', async () => {
     const settings = await (await t.api('/settings')).json();
     expect(settings.sms_provider).toBe('');
     const sb = t.client();
     const email = uniqueEmail('none-factor');
     expect((await sb.auth.signUp({ email, password: 'None-Factor-Pass-4471' })).error).toBeNull();
     const mail = await t.inbox.waitFor(email);
-    const { error: verifyError } = await sb.auth.verifyOtp({ email, token: mail.code as string, type: 'signup' });
+    const { error: verifyError } = await sb.auth.verifyOtp({
+      email,
+      token: mail.code as string,
+      type: 'signup',
+    });
     expect(verifyError).toBeNull();
     const { error } = await sb.auth.mfa.enroll({ factorType: 'phone', phone: freshPhone() });
     expect(error).toMatchObject({ code: 'mfa_phone_enroll_not_enabled' });

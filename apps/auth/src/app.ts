@@ -36,6 +36,7 @@ import { socialEndpoints } from './features/social/social.routes.ts';
 import { switchedOffEndpoints } from './features/switched-off/switched-off.routes.ts';
 import { reauthenticateEndpoints } from './features/user/reauthenticate.routes.ts';
 import { userEndpoints } from './features/user/user.routes.ts';
+import { whatsappStatusEndpoints } from './features/whatsapp-status/whatsapp-status.routes.ts';
 import { createSiteApp, type SiteOptions } from './site/site-app.ts';
 
 export type HttpAppOptions = { site?: Omit<SiteOptions, 'logger'> | undefined };
@@ -95,6 +96,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...accountEndpoints(deps),
     ...adminEndpoints(deps),
     ...devMailboxEndpoints(deps),
+    ...whatsappStatusEndpoints(deps),
   ];
 }
 

@@ -601,11 +601,14 @@ export const envSchema = z.object({
     .default(60)
     .meta({ description: 'seconds between two SMS codes for one phone factor' }),
   // SMS for the phone factor: 'dev' writes to the development mailbox, 'webhook' POSTs to SMS_WEBHOOK_URL.
-  SMS_PROVIDER: z.enum(['dev', 'webhook', 'unifonic', 'taqnyat', 'msegat', 'twilio', 'none', '']).default('').meta({
-    description:
-      "SMS delivery of phone codes: `dev` (the development mailbox), `webhook`, a gateway: `unifonic`, `taqnyat`, `msegat`, `twilio`, or `none` (no SMS: a code to a number outside `SMS_TEST_OTP` is GoTrue's `500 sms_send_failed` \"Unable to get SMS provider\", and phone factors are off)",
-    unsetMeans: '`dev` outside production, none in production',
-  }),
+  SMS_PROVIDER: z
+    .enum(['dev', 'webhook', 'unifonic', 'taqnyat', 'msegat', 'twilio', 'none', ''])
+    .default('')
+    .meta({
+      description:
+        'SMS delivery of phone codes: `dev` (the development mailbox), `webhook`, a gateway: `unifonic`, `taqnyat`, `msegat`, `twilio`, or `none` (no SMS: a code to a number outside `SMS_TEST_OTP` is GoTrue\'s `500 sms_send_failed` "Unable to get SMS provider", and phone factors are off)',
+      unsetMeans: '`dev` outside production, none in production',
+    }),
   SMS_WEBHOOK_URL: optionalString.meta({
     description: 'with `SMS_PROVIDER=webhook`: where `{to, body, kind}` is POSTed',
   }),
@@ -654,6 +657,17 @@ export const envSchema = z.object({
     description: 'the WhatsApp Business phone number id the codes are sent from (`WHATSAPP_PROVIDER=meta`)',
   }),
   WHATSAPP_META_TOKEN: optionalString.meta({ description: 'WhatsApp Cloud API access token (bearer)' }),
+  // Meta reports "not on WhatsApp" after accepting a message, through its status webhook: with
+  // these two set, POST /whatsapp/webhook turns such a failure into the SMS fallback.
+  WHATSAPP_META_APP_SECRET: optionalString.meta({
+    description:
+      "the Meta app's secret: checks the `X-Hub-Signature-256` of Meta's status webhook (`POST /whatsapp/webhook`), whose failed deliveries then go out by the next channel of `OTP_CHANNEL_FALLBACK`",
+    unsetMeans: 'no status webhook: only refusals in the API answer fall back',
+  }),
+  WHATSAPP_META_WEBHOOK_VERIFY_TOKEN: optionalString.meta({
+    description:
+      "the verify token entered in Meta's webhook subscription (`GET /whatsapp/webhook` echoes `hub.challenge` to it); needed with `WHATSAPP_META_APP_SECRET`",
+  }),
   WHATSAPP_META_TEMPLATE: optionalString.meta({
     description:
       'name of the approved authentication template (code as body parameter and copy-code button), in `en` and `ar`',
@@ -1081,6 +1095,8 @@ export type DeliveryConfig = {
     | { provider: 'meta'; baseUrl: string; phoneNumberId: string; token: string; template: string }
     | { provider: 'taqnyat'; baseUrl: string; token: string; template: string }
     | undefined;
+  /** Meta's status webhook (features/whatsapp-status), when WHATSAPP_META_APP_SECRET is set. */
+  whatsappWebhook: { appSecret: string; verifyToken: string } | undefined;
   /** The order channels are tried in for a code asked for by WhatsApp (always starts with whatsapp). */
   fallback: OtpChannel[];
 };
@@ -1104,6 +1120,8 @@ type DeliveryEnv = Pick<
   | 'WHATSAPP_META_BASE_URL'
   | 'WHATSAPP_META_PHONE_NUMBER_ID'
   | 'WHATSAPP_META_TOKEN'
+  | 'WHATSAPP_META_APP_SECRET'
+  | 'WHATSAPP_META_WEBHOOK_VERIFY_TOKEN'
   | 'WHATSAPP_META_TEMPLATE'
   | 'WHATSAPP_TAQNYAT_TOKEN'
   | 'WHATSAPP_TAQNYAT_TEMPLATE'
@@ -1172,6 +1190,22 @@ function pickDelivery(e: DeliveryEnv, smsProvider: string, problems: string[]): 
     if (token && template)
       whatsapp = { provider: 'taqnyat', baseUrl: trim(e.SMS_TAQNYAT_BASE_URL), token, template };
   }
+  let whatsappWebhook: DeliveryConfig['whatsappWebhook'];
+  if (e.WHATSAPP_META_APP_SECRET || e.WHATSAPP_META_WEBHOOK_VERIFY_TOKEN) {
+    if (e.WHATSAPP_PROVIDER !== 'meta')
+      problems.push(
+        'WHATSAPP_META_APP_SECRET and WHATSAPP_META_WEBHOOK_VERIFY_TOKEN need WHATSAPP_PROVIDER=meta',
+      );
+    else if (!e.WHATSAPP_META_APP_SECRET || !e.WHATSAPP_META_WEBHOOK_VERIFY_TOKEN)
+      problems.push(
+        'the WhatsApp status webhook needs both WHATSAPP_META_APP_SECRET and WHATSAPP_META_WEBHOOK_VERIFY_TOKEN',
+      );
+    else
+      whatsappWebhook = {
+        appSecret: e.WHATSAPP_META_APP_SECRET,
+        verifyToken: e.WHATSAPP_META_WEBHOOK_VERIFY_TOKEN,
+      };
+  }
   const fallback: OtpChannel[] = [];
   for (const raw of e.OTP_CHANNEL_FALLBACK.split(',')) {
     const channel = raw.trim().toLowerCase();
@@ -1209,6 +1243,7 @@ function pickDelivery(e: DeliveryEnv, smsProvider: string, problems: string[]): 
           }
         : undefined,
     whatsapp,
+    whatsappWebhook,
     fallback,
   };
 }

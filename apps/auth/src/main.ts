@@ -124,6 +124,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     clock,
     kickOutbox: () => mail.kick(),
+    watchWhatsApp: config.delivery.whatsappWebhook !== undefined,
   });
   const deps: Deps = {
     config,

@@ -18,6 +18,8 @@ export async function enqueueMail(
     status?: 'pending' | 'sent';
     /** GoTrue's email_data, when the send-email hook delivers this message. */
     hookEmailData?: Record<string, string> | undefined;
+    /** Not before (default now): a code's SMS fallback waits here for WhatsApp's verdict. */
+    nextAttemptAt?: Date | undefined;
   },
 ): Promise<string> {
   const id = randomUUID();
@@ -31,8 +33,33 @@ export async function enqueueMail(
     html: m.html,
     ...(m.status ? { status: m.status } : {}),
     ...(m.hookEmailData ? { hookEmailData: m.hookEmailData } : {}),
+    ...(m.nextAttemptAt ? { nextAttemptAt: m.nextAttemptAt } : {}),
   });
   return id;
+}
+
+/**
+ * WhatsApp's verdict on a code it accepted (core/sms/code-delivery.ts keeps the SMS fallback as a
+ * pending row of `kind`, to `to`, subject `whatsapp <message id>`, due when the code expires):
+ * 'failed' makes it due now without its `awaiting` mark (the dispatcher then texts the code);
+ * 'delivered' settles it as sent, its body blanked. One conditional UPDATE, so a verdict that
+ * arrives twice, late, or for a row the dispatcher holds changes nothing. Returns whether it did.
+ */
+export async function settleWhatsAppFallback(
+  db: DbOrTx,
+  w: { kind: string; to: string; messageId: string; verdict: 'failed' | 'delivered'; now: Date },
+): Promise<boolean> {
+  const where = sql`kind = ${w.kind} and to_address = ${w.to} and subject = ${`whatsapp ${w.messageId}`}
+    and status = 'pending' and next_attempt_at > ${w.now.toISOString()}::timestamptz`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    w.verdict === 'failed'
+      ? sql`update mail_outbox set next_attempt_at = ${w.now.toISOString()}::timestamptz,
+          text = (text::jsonb - 'awaiting')::text where ${where} returning id`
+      : sql`update mail_outbox set status = 'sent', sent_at = ${w.now.toISOString()}::timestamptz,
+          text = '', html = '' where ${where} returning id`,
+  );
+  return rows.length > 0;
 }
 
 /**

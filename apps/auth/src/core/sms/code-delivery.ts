@@ -33,6 +33,8 @@ type Pending = {
   userId: string | null;
   /** Epoch ms after which the code is worthless, and retrying stops. */
   validUntil: number;
+  /** A kept fallback: the WhatsApp message whose failure would send this one (keepFallback). */
+  awaiting?: string;
 };
 
 export type CodeDelivery = SmsSender & {
@@ -51,6 +53,8 @@ export function createCodeDelivery(opts: {
   clock: () => Date;
   /** Wakes the outbox dispatcher after a row was queued. */
   kickOutbox: () => void;
+  /** Meta's status webhook is configured: keep each WhatsApp code's fallback for its verdict. */
+  watchWhatsApp?: boolean;
 }): CodeDelivery {
   const { db, sms, whatsapp, logger } = opts;
 
@@ -78,6 +82,25 @@ export function createCodeDelivery(opts: {
     }).catch((err) => logger.warn({ err: (err as Error).message }, 'otp_delivered audit row not written'));
   }
 
+  /**
+   * WhatsApp accepted the code, but Meta reports "not on WhatsApp" (131026) and other delivery
+   * failures only later, through its status webhook (features/whatsapp-status). The next channel's
+   * message waits as an outbox row due when the code expires, marked `awaiting` the message id: a
+   * 'failed' status makes it due at once (texted within seconds), 'delivered' settles it, and
+   * silence lets it lapse unsent.
+   */
+  async function keepFallback(p: Pending, channel: OtpChannel, messageId: string) {
+    await enqueueMail(db, {
+      userId: p.userId,
+      kind: SMS_OUTBOX_KIND,
+      to: p.to,
+      subject: `whatsapp ${messageId}`,
+      text: JSON.stringify({ ...p, channel, awaiting: messageId }),
+      html: '',
+      nextAttemptAt: new Date(p.validUntil),
+    }).catch((err) => logger.warn({ err: (err as Error).message }, 'WhatsApp fallback not kept'));
+  }
+
   function failure(err: SmsProviderError): AuthError {
     return new AuthError('sms_send_failed', `Error sending confirmation OTP to provider: ${err.message}`);
   }
@@ -103,6 +126,9 @@ export function createCodeDelivery(opts: {
         try {
           const sent = await sendOn(channel, { ...p, channel }, channel === 'sms' ? m : undefined);
           await record(p, channel, sent.provider, false);
+          const next = order[i + 1];
+          if (channel === 'whatsapp' && next && opts.watchWhatsApp && sent.messageId)
+            await keepFallback(p, next, sent.messageId);
           return { messageId: sent.messageId };
         } catch (err) {
           if (!(err instanceof SmsProviderError)) {
@@ -144,6 +170,9 @@ export function createCodeDelivery(opts: {
     },
     async retry(row) {
       const p = JSON.parse(row.text) as Pending;
+      // A kept fallback that WhatsApp never reported failed: the code was delivered or has expired;
+      // either way nothing is texted (the dispatcher marks the row sent and blanks it).
+      if (p.awaiting) return;
       try {
         const sent = await sendOn(p.channel, p);
         await record(p, p.channel, sent.provider, true);

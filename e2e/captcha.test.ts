@@ -8,6 +8,7 @@
 // verifier rejects is said in words, and the widget gives a fresh one; CAPTCHA off, no script ever.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { desktop, interactAndHydrate, launchBrowser, recordConsole } from './support/browser.ts';
@@ -266,6 +267,13 @@ describe('the CAPTCHA widget', () => {
       const fresh = await currentToken(page, visitor.standIn);
       expect(fresh).toMatch(/^pass-/);
       expect((await visitor.standIn())?.resets).toBe(1);
+      // The widget's frame, its prompt and the error pass the pages' axe rules (e2e/pages.test.ts).
+      const axe = await new AxeBuilder({ page })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+        .analyze();
+      expect(
+        axe.violations.map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      ).toEqual([]);
       await submit(page).click();
       await expect.poll(() => page.getByTestId('forgot-status').textContent(), POLL).toContain(locale.sent);
       expect(verifier.tokens).toContain(fresh);

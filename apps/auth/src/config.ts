@@ -345,6 +345,13 @@ export const envSchema = z.object({
   SECURITY_CAPTCHA_SECRET: optionalString.meta({
     description: "the provider's secret key (required when CAPTCHA is on; never logged)",
   }),
+  // Ours, not GoTrue's: GoTrue's front ends carry their site key themselves. Here the site is served
+  // by the same process and reads it from GET /settings (`captcha.site_key`), so the key changes
+  // without a rebuild. It is public (the provider shows it in every page that has the widget).
+  SECURITY_CAPTCHA_SITE_KEY: optionalString.meta({
+    description:
+      "the provider's public site key, for the site's widget (sent in `GET /settings` as `captcha.site_key`); required when CAPTCHA is on and the site is served",
+  }),
   SECURITY_CAPTCHA_TIMEOUT: int(1, 60).default(10).meta({
     description: "seconds to wait for the provider's verify answer (GoTrue: 10 s)",
   }),
@@ -897,6 +904,8 @@ export type Config = {
   captcha:
     | {
         provider: 'hcaptcha' | 'turnstile';
+        /** The public site key the site's widget renders with; undefined when not set. */
+        siteKey: string | undefined;
         secret: string;
         verifyUrl: string;
         timeoutMs: number;
@@ -1542,6 +1551,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captcha: e.SECURITY_CAPTCHA_ENABLED
       ? {
           provider: e.SECURITY_CAPTCHA_PROVIDER,
+          siteKey: e.SECURITY_CAPTCHA_SITE_KEY,
           secret: e.SECURITY_CAPTCHA_SECRET ?? '',
           verifyUrl:
             e.SECURITY_CAPTCHA_VERIFY_URL ??

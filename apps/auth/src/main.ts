@@ -75,6 +75,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { residency: config.residency.region || 'off', endpoints: outbound.operator },
       'outbound endpoints',
     );
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  // API_PATH=/ gives every path to the API (GoTrue's own container): no site beside it.
+  const withSite = config.API_PATH !== '' && (opts.site ?? existsSync(join(config.SITE_DIR, 'index.html')));
+  // CAPTCHA on a served site without its public key would refuse every sign-up and sign-in: the
+  // widget cannot be drawn, so no form could ever get a token. An API-only service (its clients
+  // bring their own widget and key) needs no key here.
+  if (withSite && config.captcha && !config.captcha.siteKey)
+    throw new StartupError(
+      "SECURITY_CAPTCHA_SITE_KEY: CAPTCHA is on and the site is served, but the site's widget needs the provider's public site key (set it, or serve the API alone with API_PATH=/)",
+    );
   // Then: a broken operator template (MAILER_TEMPLATES_*) stops start-up before anything is opened.
   const mailTemplates = await createMailTemplates(config);
   const database = await openMigratedDatabase(config);
@@ -140,10 +151,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
   mail.kick(); // anything left from a previous run
 
-  const { existsSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  // API_PATH=/ gives every path to the API (GoTrue's own container): no site beside it.
-  const withSite = config.API_PATH !== '' && (opts.site ?? existsSync(join(config.SITE_DIR, 'index.html')));
   const app = createHttpApp(deps, {
     site: withSite
       ? {
@@ -151,6 +158,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // '' = the page's own origin (the API is served beside the site).
           runtimeConfig: { supabaseUrl: config.SUPABASE_URL ?? '', anonKey: config.ANON_KEY },
           hsts: hstsHeader(config),
+          // The pages' CSP lets the provider's script and frame in only when the widget can be shown.
+          captchaProvider: config.captcha?.provider,
         }
       : undefined,
   });

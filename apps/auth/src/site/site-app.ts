@@ -16,6 +16,27 @@ export type SiteOptions = {
   /** The Strict-Transport-Security value to send (core/http/security-headers.ts hstsHeader), if any. */
   hsts?: string | undefined;
   logger?: { warn: (obj: object, msg: string) => void };
+  /** CAPTCHA's provider when SECURITY_CAPTCHA_ENABLED: the pages' CSP then lets its widget in. */
+  captchaProvider?: CaptchaProvider | undefined;
+};
+
+export type CaptchaProvider = 'turnstile' | 'hcaptcha';
+
+/**
+ * The origins each provider's widget needs, from the providers' CSP guides: Turnstile's script and
+ * challenge frame come from one origin; hCaptcha's also fetch and style from its subdomains.
+ */
+const captchaSources: Record<
+  CaptchaProvider,
+  { script: string; frame: string; style?: string; connect?: string }
+> = {
+  turnstile: { script: 'https://challenges.cloudflare.com', frame: 'https://challenges.cloudflare.com' },
+  hcaptcha: {
+    script: 'https://hcaptcha.com https://*.hcaptcha.com',
+    frame: 'https://hcaptcha.com https://*.hcaptcha.com',
+    style: 'https://hcaptcha.com https://*.hcaptcha.com',
+    connect: 'https://hcaptcha.com https://*.hcaptcha.com',
+  },
 };
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -25,16 +46,21 @@ const SHORT = 'public, max-age=3600';
 /** Locales with their own prefix; each has its own prerendered 404 page. */
 const localePrefixes = ['/ar'];
 
-function contentSecurityPolicy(file: SiteFile, connectSources: string): string {
+function contentSecurityPolicy(file: SiteFile, connectSources: string, captcha?: CaptchaProvider): string {
+  // Without CAPTCHA the policy names no third party at all (and has no frame-src: default-src
+  // 'self' covers it), so the default pages' headers stay as short as before.
+  const third = captcha ? captchaSources[captcha] : undefined;
+  const plus = (base: string, extra: string | undefined) => (extra ? `${base} ${extra}` : base);
   return [
     "default-src 'self'",
     // Inline scripts are allowed by hash only: the hashes are taken from this very page at start-up.
-    `script-src 'self' ${file.inlineScriptHashes.join(' ')}`.trim(),
+    plus(`script-src 'self' ${file.inlineScriptHashes.join(' ')}`.trim(), third?.script),
     // Inline styles carry the critical CSS; style injection is not a script-execution vector here.
-    "style-src 'self' 'unsafe-inline'",
+    plus("style-src 'self' 'unsafe-inline'", third?.style),
     "img-src 'self' data:",
     "font-src 'self'",
-    `connect-src ${connectSources}`,
+    plus(`connect-src ${connectSources}`, third?.connect),
+    ...(third ? [`frame-src ${third.frame}`] : []),
     "manifest-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
@@ -98,7 +124,7 @@ export function createSiteApp(options: SiteOptions): Hono {
   const policyFor = (file: SiteFile) => {
     const cached = policies.get(file);
     if (cached) return cached;
-    const policy = contentSecurityPolicy(file, connectSources);
+    const policy = contentSecurityPolicy(file, connectSources, options.captchaProvider);
     policies.set(file, policy);
     return policy;
   };

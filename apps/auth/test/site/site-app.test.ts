@@ -169,6 +169,29 @@ describe('site app', () => {
     expect(res.headers.get('strict-transport-security')).toContain('max-age=');
   });
 
+  it("lets the CAPTCHA provider's script and frame in only when CAPTCHA is on (issue #27)", async () => {
+    const off = (await app.request('/auth')).headers.get('content-security-policy') ?? '';
+    expect(off).not.toMatch(/cloudflare|hcaptcha|frame-src/);
+    const turnstile = createSiteApp({
+      dir,
+      runtimeConfig: { supabaseUrl: '', anonKey: 'k' },
+      captchaProvider: 'turnstile',
+    });
+    const t = (await turnstile.request('/')).headers.get('content-security-policy') ?? '';
+    expect(t).toMatch(/script-src 'self' 'sha256-[^;]+ https:\/\/challenges\.cloudflare\.com;/);
+    expect(t).toContain('frame-src https://challenges.cloudflare.com');
+    expect(t).toContain("connect-src 'self';");
+    expect(t).toContain("frame-ancestors 'none'");
+    const hcaptcha = createSiteApp({
+      dir,
+      runtimeConfig: { supabaseUrl: '', anonKey: 'k' },
+      captchaProvider: 'hcaptcha',
+    });
+    const h = (await hcaptcha.request('/auth')).headers.get('content-security-policy') ?? '';
+    for (const directive of ['script-src', 'frame-src', 'style-src', 'connect-src'])
+      expect(h).toMatch(new RegExp(`${directive} [^;]*https://\\*\\.hcaptcha\\.com`));
+  });
+
   it('refuses other methods and answers HEAD without a body', async () => {
     const post = await app.request('/', { method: 'POST' });
     expect(post.status).toBe(405);

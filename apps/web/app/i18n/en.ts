@@ -301,6 +301,11 @@ export const en = {
       divider: 'or',
       continueWith: 'Continue with',
     },
+    // The CAPTCHA widget (features/auth/components/captcha-widget.tsx), when the service asks for it.
+    captcha: {
+      prompt: 'Complete the security check to continue.',
+      unavailable: 'The security check could not load. Check your connection and reload the page.',
+    },
     validation: {
       invalidEmail: 'Invalid email address',
       passwordTooShort: 'Password must be at least 6 characters',
@@ -311,6 +316,7 @@ export const en = {
       invalidCredentials: 'Invalid email or password. Please try again.',
       breachedPassword:
         'This password has appeared in a data breach or is too common. Please choose a different one.',
+      captchaFailed: 'The security check did not pass. Please complete it again and retry.',
       fallback: 'An error occurred. Please try again.',
     },
     success: {

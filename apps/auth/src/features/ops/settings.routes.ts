@@ -24,6 +24,17 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
           ...(deps.config.social.providers.oidc.enabled
             ? { oidc_provider_name: deps.config.social.oidcName }
             : {}),
+          // Not GoTrue's (its settings say nothing of CAPTCHA; its front ends carry their site key
+          // themselves): present only when CAPTCHA is on, so the site shows its widget then and
+          // never loads the provider's script otherwise. The site key is public by design.
+          ...(deps.config.captcha
+            ? {
+                captcha: {
+                  provider: deps.config.captcha.provider,
+                  site_key: deps.config.captcha.siteKey ?? '',
+                },
+              }
+            : {}),
           disable_signup: deps.config.DISABLE_SIGNUP,
           mailer_autoconfirm: deps.config.MAILER_AUTOCONFIRM,
           phone_autoconfirm: deps.config.phone.autoconfirm,

@@ -4,10 +4,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { startServer } from '../../../src/main.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const PASSWORD = 'Captcha-Suite-Pass-4410';
 const SECRET = 'captcha-test-secret';
+const SITE_KEY = '0x4AAAAAAA-test-site-key';
 let verifier: { url: string; forms: URLSearchParams[]; down: boolean; close(): Promise<void> };
 let t: TestServer;
 
@@ -51,6 +55,7 @@ beforeAll(async () => {
     SECURITY_CAPTCHA_PROVIDER: 'turnstile',
     SECURITY_CAPTCHA_SECRET: SECRET,
     SECURITY_CAPTCHA_VERIFY_URL: verifier.url,
+    SECURITY_CAPTCHA_SITE_KEY: SITE_KEY,
   });
 });
 afterAll(async () => {
@@ -59,6 +64,24 @@ afterAll(async () => {
 });
 
 describe('SECURITY_CAPTCHA_ENABLED', () => {
+  it('refuses to serve the site with CAPTCHA on and no site key: no form could get a token', async () => {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: 'memory://',
+      SECURITY_CAPTCHA_ENABLED: 'true',
+      SECURITY_CAPTCHA_SECRET: SECRET,
+    });
+    await expect(startServer(config, { site: true, logger: createLogger('silent') })).rejects.toThrow(
+      /^SECURITY_CAPTCHA_SITE_KEY: CAPTCHA is on and the site is served/,
+    );
+  });
+
+  it('GET /settings tells the site the provider and the public site key, never the secret', async () => {
+    const settings = await (await t.api('/settings')).json();
+    expect(settings.captcha).toEqual({ provider: 'turnstile', site_key: SITE_KEY });
+    expect(JSON.stringify(settings)).not.toContain(SECRET);
+  });
+
   it('sign-up: no token and a rejected token are captcha_failed; a valid one passes', async () => {
     const email = uniqueEmail('captcha');
     const none = await t.client().auth.signUp({ email, password: PASSWORD });

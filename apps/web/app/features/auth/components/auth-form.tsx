@@ -5,6 +5,7 @@ import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { type AuthMode, paths, safeNextPath } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
+import { CaptchaSlot } from '~/features/auth/components/captcha-slot.tsx';
 import { MfaStep } from '~/features/auth/components/mfa-step.tsx';
 import { PasskeySignIn } from '~/features/auth/components/passkey-sign-in.tsx';
 import { ResendConfirmation } from '~/features/auth/components/resend-confirmation.tsx';
@@ -17,6 +18,7 @@ import {
 } from '~/features/auth/lib/credentials-schema.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
 import { type AuthNotice, noticeFromState } from '~/features/auth/lib/notice.ts';
+import { useCaptcha } from '~/features/auth/lib/use-captcha.ts';
 import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useAuthSession } from '~/hooks/use-auth-session.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
@@ -59,6 +61,8 @@ export function AuthForm({ initialMode }: AuthFormProps) {
     notice: useId(),
   };
   const formRef = useRef<HTMLFormElement>(null);
+  // Sign-up, password sign-in and the confirmation resend below share the form's widget.
+  const captcha = useCaptcha(formRef);
   const copy = m.auth[mode];
   // Until React has hydrated, the form must not submit natively (that would put the password in
   // the URL); a disabled default button also blocks implicit submission with Enter.
@@ -112,6 +116,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
     setNotice(undefined);
     setResendOffer(undefined);
     setSubmitting(true);
+    const captchaToken = captcha.token;
     try {
       const auth = await getAuthClient();
       if (mode === 'signup') {
@@ -122,6 +127,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           options: {
             emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}`,
             data: { privacy_notice_accepted: true },
+            captchaToken,
           },
         });
         if (error) fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
@@ -130,7 +136,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
           setResendOffer({ email: result.data.email, reason: 'signed-up' });
         }
       } else {
-        const { data, error } = await auth.signInWithPassword(result.data);
+        const { data, error } = await auth.signInWithPassword({ ...result.data, options: { captchaToken } });
         if (error) {
           fail(localizedAuthErrorMessage(error, m.auth.errors, locale));
           if (error.code === 'email_not_confirmed')
@@ -146,6 +152,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
       console.error('Auth request failed', error);
       fail(m.auth.errors.fallback);
     } finally {
+      if (captchaToken) captcha.spend();
       setSubmitting(false);
     }
   };
@@ -277,10 +284,17 @@ export function AuthForm({ initialMode }: AuthFormProps) {
             .
           </p>
         ) : null}
+        <CaptchaSlot captcha={captcha} />
         <FormMessage id={ids.error} tone="error" testId="auth-error">
           {errorMessage}
         </FormMessage>
-        <Button type="submit" variant="solid" size="lg" className="w-full" disabled={submitting || !hydrated}>
+        <Button
+          type="submit"
+          variant="solid"
+          size="lg"
+          className="w-full"
+          disabled={submitting || !hydrated || !captcha.ready}
+        >
           {submitting ? m.auth.pending : copy.submit}
         </Button>
       </form>
@@ -295,6 +309,7 @@ export function AuthForm({ initialMode }: AuthFormProps) {
       {resendOffer ? (
         <ResendConfirmation
           email={resendAddress}
+          captcha={captcha}
           prompt={
             resendOffer.reason === 'unconfirmed' ? m.account.resend.unconfirmed : m.account.resend.prompt
           }

@@ -1,12 +1,14 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { paths } from '~/config/paths.ts';
 import { AuthCard, FormMessage } from '~/features/auth/components/auth-card.tsx';
+import { CaptchaSlot } from '~/features/auth/components/captcha-slot.tsx';
 import { isMailRateLimit, useCountdown, withSeconds } from '~/features/auth/lib/countdown.ts';
 import { credentialLimits, fieldError } from '~/features/auth/lib/credentials-schema.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import { useCaptcha } from '~/features/auth/lib/use-captcha.ts';
 import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
@@ -30,6 +32,8 @@ export function ForgotPasswordForm() {
   const [invalid, setInvalid] = useState(false);
   const [sent, setSent] = useState(false);
   const [wait, startWait] = useCountdown();
+  const formRef = useRef<HTMLFormElement>(null);
+  const captcha = useCaptcha(formRef);
 
   const fail = (message: string, field: boolean) => {
     setError(message);
@@ -47,10 +51,12 @@ export function ForgotPasswordForm() {
     setInvalid(false);
     setSent(false);
     setSubmitting(true);
+    const captchaToken = captcha.token;
     try {
       const auth = await getAuthClient();
       const { error: recoverError } = await auth.resetPasswordForEmail(email, {
         redirectTo: `${window.location.origin}${paths.resetPassword.getHref(locale)}`,
+        captchaToken,
       });
       if (!recoverError) setSent(true);
       else if (isMailRateLimit(recoverError)) startWait(takeRetryAfter());
@@ -59,13 +65,14 @@ export function ForgotPasswordForm() {
       console.error('Recovery request failed', err);
       fail(m.auth.errors.fallback, false);
     } finally {
+      if (captchaToken) captcha.spend();
       setSubmitting(false);
     }
   };
 
   return (
     <AuthCard page="forgot" heading={copy.heading} text={copy.text}>
-      <form method="post" className="mt-8 space-y-5" noValidate onSubmit={onSubmit}>
+      <form ref={formRef} method="post" className="mt-8 space-y-5" noValidate onSubmit={onSubmit}>
         <div className="space-y-2">
           <Label htmlFor={ids.email}>{m.auth.emailLabel}</Label>
           <Input
@@ -83,6 +90,7 @@ export function ForgotPasswordForm() {
             aria-describedby={invalid ? ids.error : undefined}
           />
         </div>
+        <CaptchaSlot captcha={captcha} />
         <FormMessage id={ids.error} tone="error" testId="auth-error">
           {error}
         </FormMessage>
@@ -94,7 +102,7 @@ export function ForgotPasswordForm() {
           variant="solid"
           size="lg"
           className="w-full"
-          disabled={submitting || wait > 0 || !hydrated}
+          disabled={submitting || wait > 0 || !hydrated || !captcha.ready}
         >
           {submitting ? m.auth.pending : copy.submit}
         </Button>

@@ -3,6 +3,7 @@ import { Button } from '~/components/ui/button.tsx';
 import { paths } from '~/config/paths.ts';
 import { isMailRateLimit, useCountdown, withSeconds } from '~/features/auth/lib/countdown.ts';
 import { localizedAuthErrorMessage } from '~/features/auth/lib/localized-auth-error.ts';
+import type { CaptchaState } from '~/features/auth/lib/use-captcha.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient, takeRetryAfter } from '~/lib/auth-client.ts';
 import { notifyError } from '~/lib/notify.ts';
@@ -12,6 +13,8 @@ export type ResendConfirmationProps = {
   email: () => string | undefined;
   /** The text above the button. */
   prompt: string;
+  /** The CAPTCHA of the form above, whose widget issues the token `/resend` needs too. */
+  captcha: CaptchaState;
 };
 
 /**
@@ -19,7 +22,7 @@ export type ResendConfirmationProps = {
  * (a mail went to the address moments ago) is not an error: it is shown as a countdown, and the
  * button waits for it.
  */
-export function ResendConfirmation({ email, prompt }: ResendConfirmationProps) {
+export function ResendConfirmation({ email, prompt, captcha }: ResendConfirmationProps) {
   const m = useMessages();
   const locale = useLocale();
   const [wait, startWait] = useCountdown();
@@ -31,12 +34,13 @@ export function ResendConfirmation({ email, prompt }: ResendConfirmationProps) {
     if (!address) return;
     setSending(true);
     setSent(false);
+    const captchaToken = captcha.token;
     try {
       const auth = await getAuthClient();
       const { error } = await auth.resend({
         type: 'signup',
         email: address,
-        options: { emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}` },
+        options: { emailRedirectTo: `${window.location.origin}${paths.home.getHref(locale)}`, captchaToken },
       });
       if (!error) setSent(true);
       else if (isMailRateLimit(error)) startWait(takeRetryAfter());
@@ -45,6 +49,7 @@ export function ResendConfirmation({ email, prompt }: ResendConfirmationProps) {
       console.error('Resend failed', error);
       notifyError(m.auth.errors.title, m.auth.errors.fallback);
     } finally {
+      if (captchaToken) captcha.spend();
       setSending(false);
     }
   };
@@ -57,7 +62,7 @@ export function ResendConfirmation({ email, prompt }: ResendConfirmationProps) {
         variant="outline"
         size="sm"
         onClick={resend}
-        disabled={sending || wait > 0}
+        disabled={sending || wait > 0 || !captcha.ready}
         data-testid="resend-button"
       >
         {sending ? m.auth.pending : m.account.resend.button}

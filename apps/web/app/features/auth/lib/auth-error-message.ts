@@ -3,6 +3,8 @@ export type AuthErrorMessages = {
   invalidCredentials: string;
   /** GoTrue's weak_password reason `pwned`: a breached (or very common) password, said in words. */
   breachedPassword: string;
+  /** GoTrue's `captcha_failed`: no token, or the provider refused it (its words are codes, not prose). */
+  captchaFailed: string;
   fallback: string;
 };
 
@@ -10,6 +12,12 @@ export type AuthErrorMessages = {
 function weakPasswordReasons(error: unknown): string[] {
   const reasons = error && typeof error === 'object' && 'reasons' in error ? error.reasons : undefined;
   return Array.isArray(reasons) ? reasons.filter((r): r is string => typeof r === 'string') : [];
+}
+
+/** The service's GoTrue `error_code`, which auth-js keeps as `code`. */
+function errorCode(error: unknown): string | undefined {
+  const code = error && typeof error === 'object' && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**
@@ -42,6 +50,7 @@ function isUnreachable(error: unknown): boolean {
 export function authErrorMessage(error: unknown, messages: AuthErrorMessages): string {
   if (isUnreachable(error)) return messages.fallback;
   if (weakPasswordReasons(error).includes('pwned')) return messages.breachedPassword;
+  if (errorCode(error) === 'captcha_failed') return messages.captchaFailed;
   const raw =
     typeof error === 'string'
       ? error

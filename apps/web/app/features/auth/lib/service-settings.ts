@@ -1,8 +1,10 @@
 /**
  * What the auth service has switched on, from `GET /auth/v1/settings`: the third-party providers
- * (`external`, in the order the site shows them) and passkeys (`passkeys_enabled`). Read once per
- * page after hydration (the prerendered page has neither kind of button), so a visitor only ever
- * sees buttons that work: none when the service offers none, or when the answer cannot be read.
+ * (`external`, in the order the site shows them), passkeys (`passkeys_enabled`) and CAPTCHA (our
+ * `captcha: { provider, site_key }`, present only when SECURITY_CAPTCHA_ENABLED). Read once per
+ * page after hydration (the prerendered page has neither kind of button, nor the CAPTCHA widget),
+ * so a visitor only ever sees buttons that work: none when the service offers none, or when the
+ * answer cannot be read.
  */
 import { useEffect, useState } from 'react';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
@@ -11,7 +13,24 @@ import { fetchRuntimeConfig, resolveSupabaseUrl } from '~/lib/runtime-config.ts'
 export const SOCIAL_PROVIDER_ORDER = ['google', 'apple', 'azure', 'github', 'x', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDER_ORDER)[number];
 
-export type ServiceSettings = { providers: SocialProvider[]; oidcName: string; passkeys: boolean };
+export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha'] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+export type CaptchaSettings = { provider: CaptchaProvider; siteKey: string };
+
+export type ServiceSettings = {
+  providers: SocialProvider[];
+  oidcName: string;
+  passkeys: boolean;
+  /** Undefined: the service asks for no CAPTCHA token (or names no provider and key the widget can use). */
+  captcha: CaptchaSettings | undefined;
+};
+
+function parseCaptcha(value: unknown): CaptchaSettings | undefined {
+  const c = (value ?? {}) as { provider?: unknown; site_key?: unknown };
+  const provider = CAPTCHA_PROVIDERS.find((p) => p === c.provider);
+  const siteKey = typeof c.site_key === 'string' ? c.site_key.trim() : '';
+  return provider && siteKey ? { provider, siteKey } : undefined;
+}
 
 /** Parses the settings answer (anything unexpected: nothing switched on). */
 export function parseServiceSettings(settings: unknown): ServiceSettings {
@@ -19,12 +38,14 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     external?: Record<string, unknown>;
     oidc_provider_name?: unknown;
     passkeys_enabled?: unknown;
+    captcha?: unknown;
   };
   const external = s.external ?? {};
   return {
     providers: SOCIAL_PROVIDER_ORDER.filter((p) => external[p] === true),
     oidcName: typeof s.oidc_provider_name === 'string' ? s.oidc_provider_name : 'OpenID Connect',
     passkeys: s.passkeys_enabled === true,
+    captcha: parseCaptcha(s.captcha),
   };
 }
 

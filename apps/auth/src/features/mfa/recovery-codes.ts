@@ -10,7 +10,7 @@ import { renderSecurityNotice } from '../../core/mail/notices.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
 import { hmac, randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
-import { isUniqueViolation } from '../../db/client.ts';
+import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
 import {
   deleteFactor,
   downgradeSessionsOfFactor,
@@ -199,6 +199,26 @@ export async function deleteRecoveryCodes(
     });
   });
   return { id: state.factor.id };
+}
+
+/**
+ * After a factor was deleted outside the user's own unenrol (which refuses to leave the codes alone):
+ * when no verified factor other than the codes is left, the codes go too, in the caller's
+ * transaction, so a set of printed codes never becomes the whole second step. Returns the deleted
+ * recovery-code factor's id, if any.
+ */
+export async function dropOrphanedRecoveryCodes(
+  tx: DbOrTx,
+  userId: string,
+  now: Date,
+): Promise<string | undefined> {
+  const factors = await listFactors(tx, userId);
+  const codes = factors.find((f) => f.factorType === 'recovery_code');
+  if (!codes) return undefined;
+  if (factors.some((f) => f.status === 'verified' && f.factorType !== 'recovery_code')) return undefined;
+  if (!(await deleteFactor(tx, codes.id))) return undefined;
+  await downgradeSessionsOfFactor(tx, codes.id, AMR_METHOD.recovery_code as string, MFA_AMR_METHODS, now);
+  return codes.id;
 }
 
 /**

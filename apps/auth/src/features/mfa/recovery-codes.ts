@@ -6,7 +6,7 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { mfaVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
-import { renderSecurityNotice } from '../../core/mail/notices.ts';
+import { queueSecurityNotice } from '../../core/mail/notices.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
 import { hmac, randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -18,7 +18,6 @@ import {
   listFactors,
   upgradeSession,
 } from '../../db/mfa.repo.ts';
-import { enqueueMail } from '../../db/outbox.repo.ts';
 import {
   clearRecoveryCodeFailures,
   consumeRecoveryCode,
@@ -292,15 +291,7 @@ export async function verifyRecoveryCode(
       factor_id: factor.id,
       remaining: Math.max(0, state.remaining - 1),
     });
-    if (notify) {
-      const mail = renderSecurityNotice(deps, user, 'mfa_recovery_code_used');
-      await enqueueMail(tx, {
-        userId: user.id,
-        kind: 'mfa_recovery_code_used',
-        to: user.email as string,
-        ...mail,
-      });
-    }
+    if (notify) await queueSecurityNotice(deps, tx, user, 'mfa_recovery_code_used');
     return row;
   });
   if (!upgraded) return fail();

@@ -8,6 +8,7 @@ import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
 import { queueSecurityNotice } from '../../core/mail/notices.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
+import { argon2Matches } from '../../crypto/passwords.ts';
 import { hmac, randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
@@ -26,6 +27,7 @@ import {
   type RecoveryCodeState,
   recordRecoveryCodeFailure,
   replaceRecoveryCodeSet,
+  unusedImportedCodeHashes,
 } from '../../db/recovery-codes.repo.ts';
 import { deleteUserSessions, type SessionRow } from '../../db/sessions.repo.ts';
 import type { UserRow } from '../../db/users.repo.ts';
@@ -69,6 +71,30 @@ export function normalizeRecoveryCode(input: string): string | undefined {
  */
 function codeHash(deps: Deps, factorId: string, code: string): string {
   return hmac(deps.secrets.otp, `mfa_recovery_code:${factorId}:${code}`);
+}
+
+/**
+ * GoTrue's canonical form of a typed code: whitespace and dashes dropped, lower case. Its alphabet is
+ * RFC 4648 base32 (a–z, 2–7), so none of our look-alike mapping applies. Undefined when it cannot be one.
+ */
+function gotrueCanonicalCode(input: string): string | undefined {
+  const code = input.replace(/[\s-]/g, '').toLowerCase();
+  return /^[a-z2-7]{8,64}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A code moved in from GoTrue (features/supabase-import) keeps GoTrue's hash: argon2id with its own
+ * salt, which no lookup can find, so the typed code is checked against each unused one (at most the
+ * set's ten, and only for a set that has such hashes). Answers the matching stored hash, which is
+ * then spent like any other.
+ */
+async function matchImportedCode(setId: string, input: string, deps: Deps): Promise<string | undefined> {
+  const hashes = await unusedImportedCodeHashes(deps.db, setId);
+  if (hashes.length === 0) return undefined;
+  const code = gotrueCanonicalCode(input);
+  if (!code) return undefined;
+  for (const stored of hashes) if (await argon2Matches(stored, code)) return stored;
+  return undefined;
 }
 
 function aal2Required(what: string): AuthError {
@@ -270,9 +296,10 @@ export async function verifyRecoveryCode(
   };
 
   const code = normalizeRecoveryCode(input.code);
-  if (!code) return fail();
-  const hash = codeHash(deps, factor.id, code);
-  if (!(await isUnusedRecoveryCode(deps.db, set.id, hash))) return fail();
+  let hash = code ? codeHash(deps, factor.id, code) : undefined;
+  if (!hash || !(await isUnusedRecoveryCode(deps.db, set.id, hash)))
+    hash = await matchImportedCode(set.id, input.code, deps);
+  if (!hash) return fail();
   await hook(true);
   const refreshToken = randomToken(32);
   const notify = !!user.email;

@@ -110,9 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       send: (row) => sms.retry(row),
       lifetimeMs: (row) => sms.lifetimeMs(row),
     },
-    sendHook: config.hooks.SEND_EMAIL
-      ? (m) => sendEmailThroughHook(hookDeps, m)
-      : undefined,
+    sendHook: config.hooks.SEND_EMAIL ? (m) => sendEmailThroughHook(hookDeps, m) : undefined,
   });
   const sms: CodeDelivery = createCodeDelivery({
     db: database.db,

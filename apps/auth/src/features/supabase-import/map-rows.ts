@@ -159,7 +159,8 @@ function mapFactor(r: SourceRow, warnings: string[]): ImportedFactor | undefined
  * (supabase/auth internal/crypto/recovery_codes.go), so the service can verify a typed code against
  * it (features/mfa/recovery-codes.ts, matchImportedCode).
  */
-export const GOTRUE_RECOVERY_CODE_HASH = /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+export const GOTRUE_RECOVERY_CODE_HASH =
+  /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
 /**
  * Each moved recovery-code factor with its set (lockout state) and codes, hashes kept as GoTrue
@@ -183,7 +184,9 @@ function mapRecoveryCodes(
       continue;
     }
     const leave = (why: string) =>
-      warnings.push(`recovery codes (factor ${f.id}) of user ${f.userId}: not moved, ${why} (the user makes new ones)`);
+      warnings.push(
+        `recovery codes (factor ${f.id}) of user ${f.userId}: not moved, ${why} (the user makes new ones)`,
+      );
     // The set names its factor mfa_factor_id (the model) or factor_id (the first schema draft).
     const set = source.recoveryCodeSets.find((r) => text(r.mfa_factor_id ?? r.factor_id) === f.id);
     const setId = text(set?.id);
@@ -191,9 +194,7 @@ function mapRecoveryCodes(
       leave('no code set in the source');
       continue;
     }
-    const codes = source.recoveryCodes.filter(
-      (r) => text(r.mfa_recovery_code_set_id ?? r.set_id) === setId,
-    );
+    const codes = source.recoveryCodes.filter((r) => text(r.mfa_recovery_code_set_id ?? r.set_id) === setId);
     if (codes.length === 0 || codes.some((c) => !GOTRUE_RECOVERY_CODE_HASH.test(text(c.code_hash) ?? ''))) {
       leave('codes stored in a form this service cannot verify');
       continue;

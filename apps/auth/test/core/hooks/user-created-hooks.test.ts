@@ -46,8 +46,7 @@ beforeAll(async () => {
   }).auth.admin;
   hook.handle((body) => {
     const user = (body.user ?? {}) as { email?: string; phone?: string };
-    const refused =
-      (user.email ?? '').startsWith('closed-') || (user.phone ?? '').startsWith(REFUSED_PREFIX);
+    const refused = (user.email ?? '').startsWith('closed-') || (user.phone ?? '').startsWith(REFUSED_PREFIX);
     if ((body.metadata as { name: string }).name === 'before-user-created' && refused)
       return { body: { error: { http_code: 403, message: 'Sign-ups from here are closed' } } };
     return { status: 204 };
@@ -75,7 +74,7 @@ async function usersWhere(column: 'email' | 'phone', value: string) {
 }
 
 describe('phone + password sign-up', () => {
-  it("a refusal reaches the client as the hook wrote it, and no account is made", async () => {
+  it('a refusal reaches the client as the hook wrote it, and no account is made', async () => {
     const phone = phoneFrom(REFUSED_PREFIX);
     const { data, error } = await t.client().auth.signUp({ phone, password: PASSWORD });
     expect(error).toMatchObject({ status: 403, message: 'Sign-ups from here are closed' });

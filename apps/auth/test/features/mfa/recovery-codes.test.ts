@@ -387,7 +387,10 @@ describe("the admin API's factor delete", () => {
   it('a verified factor still left keeps the codes', async () => {
     const u = await withCodes();
     const userId = decodeJwt(u.aal2).sub as string;
-    const second = await call(t, u.aal2, 'POST', '/factors', { factor_type: 'totp', friendly_name: 'tablet' });
+    const second = await call(t, u.aal2, 'POST', '/factors', {
+      factor_type: 'totp',
+      friendly_name: 'tablet',
+    });
     expect(second.status).toBe(200);
     const ch = await call(t, u.aal2, 'POST', `/factors/${second.body.id}/challenge`, {});
     const ok = await call(t, u.aal2, 'POST', `/factors/${second.body.id}/verify`, {
@@ -396,7 +399,10 @@ describe("the admin API's factor delete", () => {
     });
     expect(ok.status).toBe(200);
     expect((await adminCall('DELETE', `/admin/users/${userId}/factors/${u.totpId}`)).status).toBe(200);
-    expect((await recoveryCodes(t, u.aal2).getStatus()).data).toMatchObject({ id: u.factorId, remaining: 10 });
+    expect((await recoveryCodes(t, u.aal2).getStatus()).data).toMatchObject({
+      id: u.factorId,
+      remaining: 10,
+    });
   });
 });
 

@@ -360,9 +360,7 @@ describe('npm run import from a pg_dump of a Supabase auth schema', { timeout: 3
     expect(decodeJwt(ok.body.access_token as string)).toMatchObject({ aal: 'aal2', sub: mfaUser.id });
     expect((await rc('POST', '/factors/recovery-codes/verify', { code: typed })).status).toBe(422);
     expect((await rc('GET', '/factors/recovery-codes')).body).toMatchObject({ remaining: 1 });
-    const third = await t
-      .client()
-      .auth.signInWithPassword({ email: mfaUser.email, password: PASSWORD });
+    const third = await t.client().auth.signInWithPassword({ email: mfaUser.email, password: PASSWORD });
     const res = await t.api('/factors/recovery-codes/verify', {
       method: 'POST',
       headers: { authorization: `Bearer ${third.data.session?.access_token}` },

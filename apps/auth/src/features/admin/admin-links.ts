@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { hookEnabled } from '../../core/hooks/hooks.ts';
 import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { mailLocaleFor } from '../../core/mail/locale.ts';
@@ -105,6 +106,8 @@ async function announceNewUser(
   data: Record<string, unknown> | undefined,
   now: Date,
 ): Promise<string | undefined> {
+  // With neither hook on, no look-up: the insert picks its own id.
+  if (!hookEnabled(deps, 'BEFORE_USER_CREATED') && !hookEnabled(deps, 'AFTER_USER_CREATED')) return undefined;
   if (await findUserByEmail(deps.db, email)) return undefined;
   const id = randomUUID();
   await beforeUserCreated(

@@ -4,7 +4,7 @@ import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
-import { type HookEmailData, hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
+import { hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
 import { hstsHeader } from './core/http/security-headers.ts';
 import { createMailDispatcher } from './core/mail/dispatcher.ts';
 import { createMailTemplates } from './core/mail/templates.ts';
@@ -121,9 +121,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       send: (row) => sms.retry(row),
       lifetimeMs: (row) => sms.lifetimeMs(row),
     },
-    sendHook: config.hooks.SEND_EMAIL
-      ? (m) => sendEmailThroughHook(hookDeps, { userId: m.userId, emailData: m.emailData as HookEmailData })
-      : undefined,
+    sendHook: config.hooks.SEND_EMAIL ? (m) => sendEmailThroughHook(hookDeps, m) : undefined,
   });
   const sms: CodeDelivery = createCodeDelivery({
     db: database.db,

@@ -4,6 +4,7 @@ import { type OneTimeTokenType, replaceOneTimeToken } from '../db/one-time-token
 import { enqueueMail } from '../db/outbox.repo.ts';
 import { apiExternalUrl } from './api-url.ts';
 import type { Deps } from './deps.ts';
+import { hookEmailData } from './hooks/send-hooks.ts';
 import type { MailLocale } from './mail/locale.ts';
 import type { MailKind } from './mail/templates.ts';
 import { createFlowState, type PkceParams } from './pkce.ts';
@@ -118,17 +119,15 @@ export async function issueEmailToken(
     Data: { ...data, locale: p.locale },
   });
   // With the send-email hook on, GoTrue's email_data rides with the message for the dispatcher.
-  const hookEmailData = deps.config.hooks.SEND_EMAIL
-    ? {
+  const hookData = deps.config.hooks.SEND_EMAIL
+    ? hookEmailData({
         token: code,
         token_hash: link ? token : '',
         redirect_to: p.redirectTo,
         email_action_type: p.mailKind === 'invite' ? 'invite' : (linkType[p.type] ?? p.type),
         site_url: deps.config.SITE_URL,
-        token_new: '',
-        token_hash_new: '',
-      }
+      })
     : undefined;
-  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail, hookEmailData });
+  await enqueueMail(tx, { userId: p.userId, kind, to: p.to, ...mail, hookEmailData: hookData });
   return { token, code, link: link?.href };
 }

@@ -66,6 +66,20 @@ export async function verifyPassword(stored: string, password: string): Promise<
   return { ok: false, needsRehash: false };
 }
 
+/**
+ * Whether `secret` matches an argon2 hash written elsewhere for a short secret (GoTrue's recovery
+ * codes, moved in by the import), in the same slots and under the same cost caps as a password. No
+ * normalisation: the caller brings the secret in the form it was hashed in.
+ */
+export async function argon2Matches(stored: string, secret: string): Promise<boolean> {
+  if (!stored.startsWith('$argon2') || !argon2ParamsAcceptable(stored)) return false;
+  try {
+    return await verify(stored, secret);
+  } catch {
+    return false;
+  }
+}
+
 let dummyHash: Promise<string> | undefined;
 /**
  * Verifying against this hash for unknown accounts makes "no such user" cost the same as "wrong

@@ -16,8 +16,8 @@ export async function enqueueMail(
     html: string;
     /** 'sent' for records that only exist for the dev mailbox (development SMS). */
     status?: 'pending' | 'sent';
-    /** GoTrue's email_data, when the send-email hook delivers this message. */
-    hookEmailData?: Record<string, string> | undefined;
+    /** GoTrue's email_data, when the send-email hook delivers this message (see schema.ts). */
+    hookEmailData?: Record<string, unknown> | undefined;
     /** Not before (default now): a code's SMS fallback waits here for WhatsApp's verdict. */
     nextAttemptAt?: Date | undefined;
   },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, like, sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
 import { mfaFactors, mfaRecoveryCodeSets, mfaRecoveryCodes } from './schema.ts';
 import type { FactorRow } from './users.repo.ts';
@@ -63,6 +63,24 @@ export async function isUnusedRecoveryCode(db: DbOrTx, setId: string, codeHash: 
       ),
     );
   return rows.length === 1;
+}
+
+/**
+ * The set's unused codes stored as GoTrue hashed them (argon2 PHC strings, moved in by the import):
+ * none for a set this service made, whose hashes are keyed HMACs.
+ */
+export async function unusedImportedCodeHashes(db: DbOrTx, setId: string): Promise<string[]> {
+  const rows = await db
+    .select({ codeHash: mfaRecoveryCodes.codeHash })
+    .from(mfaRecoveryCodes)
+    .where(
+      and(
+        eq(mfaRecoveryCodes.setId, setId),
+        isNull(mfaRecoveryCodes.usedAt),
+        like(mfaRecoveryCodes.codeHash, '$argon2%'),
+      ),
+    );
+  return rows.map((r) => r.codeHash);
 }
 
 /**

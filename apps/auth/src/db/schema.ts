@@ -426,8 +426,9 @@ export const mailOutbox = pgTable(
     sentAt: tz('sent_at'),
     createdAt: created(),
     // With the send-email hook on: GoTrue's email_data for the hook (it holds the live code and link
-    // token, so it is blanked with the body once the hook has taken it).
-    hookEmailData: jsonb('hook_email_data').$type<Record<string, string>>(),
+    // token, so it is blanked with the body once the hook has taken it). A notice of an account's
+    // deletion also keeps the user JSON under `user` here: there is no row left to read at send time.
+    hookEmailData: jsonb('hook_email_data').$type<Record<string, unknown>>(),
   },
   (t) => [
     index('mail_outbox_pending_idx').on(t.nextAttemptAt).where(sql`status in ('pending', 'sending')`),

@@ -4,10 +4,24 @@
 import pg from 'pg';
 
 export type Row = Record<string, string | boolean | null | Record<string, unknown>>;
-export type AuthSchemaRows = { users: Row[]; identities: Row[]; mfa_factors: Row[] };
+export type AuthSchemaRows = {
+  users: Row[];
+  identities: Row[];
+  mfa_factors: Row[];
+  /** GoTrue's recovery codes (supabase/auth 2026): one set per recovery-code factor, its hashed codes. */
+  mfa_recovery_code_sets?: Row[];
+  mfa_recovery_codes?: Row[];
+};
+const TABLES = [
+  'users',
+  'identities',
+  'mfa_factors',
+  'mfa_recovery_code_sets',
+  'mfa_recovery_codes',
+] as const;
 
 const DDL = `CREATE SCHEMA IF NOT EXISTS auth;
-CREATE TYPE auth.factor_type AS ENUM ('totp', 'webauthn', 'phone');
+CREATE TYPE auth.factor_type AS ENUM ('totp', 'webauthn', 'phone', 'recovery_code');
 CREATE TYPE auth.factor_status AS ENUM ('unverified', 'verified');
 CREATE TABLE auth.users (
     instance_id uuid,
@@ -71,10 +85,26 @@ CREATE TABLE auth.mfa_factors (
     web_authn_credential jsonb,
     web_authn_aaguid uuid
 );
+CREATE TABLE auth.mfa_recovery_code_sets (
+    id uuid NOT NULL PRIMARY KEY,
+    user_id uuid NOT NULL REFERENCES auth.users(id) ON DELETE CASCADE,
+    mfa_factor_id uuid NOT NULL UNIQUE REFERENCES auth.mfa_factors(id) ON DELETE CASCADE,
+    failed_verification_count integer DEFAULT 0 NOT NULL,
+    verification_locked_until timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE auth.mfa_recovery_codes (
+    id uuid NOT NULL PRIMARY KEY,
+    mfa_recovery_code_set_id uuid NOT NULL REFERENCES auth.mfa_recovery_code_sets(id) ON DELETE CASCADE,
+    code_hash text NOT NULL,
+    consumed_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
 `;
 
 /** pg_dump leaves generated columns out of COPY. */
-const COLUMNS: Record<keyof AuthSchemaRows, string[]> = {
+const COLUMNS: Record<(typeof TABLES)[number], string[]> = {
   users: [
     'instance_id',
     'id',
@@ -135,6 +165,16 @@ const COLUMNS: Record<keyof AuthSchemaRows, string[]> = {
     'web_authn_credential',
     'web_authn_aaguid',
   ],
+  mfa_recovery_code_sets: [
+    'id',
+    'user_id',
+    'mfa_factor_id',
+    'failed_verification_count',
+    'verification_locked_until',
+    'created_at',
+    'updated_at',
+  ],
+  mfa_recovery_codes: ['id', 'mfa_recovery_code_set_id', 'code_hash', 'consumed_at', 'created_at'],
 };
 
 /** PostgreSQL's COPY text format for one value. */
@@ -166,9 +206,9 @@ export function renderDump(rows: AuthSchemaRows): string {
     '\\.',
     '',
   ];
-  for (const table of ['users', 'identities', 'mfa_factors'] as const) {
+  for (const table of TABLES) {
     out.push(`COPY auth.${table} (${COLUMNS[table].join(', ')}) FROM stdin;`);
-    for (const row of rows[table]) out.push(COLUMNS[table].map((c) => copyValue(row[c])).join('\t'));
+    for (const row of rows[table] ?? []) out.push(COLUMNS[table].map((c) => copyValue(row[c])).join('\t'));
     out.push('\\.', '');
   }
   out.push('--', '-- PostgreSQL database dump complete', '--');
@@ -181,8 +221,8 @@ export async function loadIntoDatabase(url: string, rows: AuthSchemaRows): Promi
   await client.connect();
   try {
     await client.query(DDL);
-    for (const table of ['users', 'identities', 'mfa_factors'] as const) {
-      for (const row of rows[table]) {
+    for (const table of TABLES) {
+      for (const row of rows[table] ?? []) {
         const cols = COLUMNS[table].filter((c) => row[c] !== undefined);
         const values = cols.map((c) => {
           const v = row[c];

@@ -39,7 +39,11 @@ export function hookSmsSender(deps: HookDeps): SmsSender {
   };
 }
 
-/** GoTrue's email_data, kept with the outbox row until the hook has taken it (then blanked). */
+/**
+ * GoTrue's email_data, kept with the outbox row until the hook has taken it (then blanked). GoTrue
+ * sends every field, empty when the mail has no use for it: a notification has no token, and only
+ * its own kind fills old_email, old_phone, provider or factor_type.
+ */
 export type HookEmailData = {
   token: string;
   token_hash: string;
@@ -48,21 +52,47 @@ export type HookEmailData = {
   site_url: string;
   token_new: string;
   token_hash_new: string;
+  old_email: string;
+  old_phone: string;
+  provider: string;
+  factor_type: string;
 };
+
+/** email_data with every field GoTrue sends, the ones not given empty. */
+export function hookEmailData(
+  given: Partial<HookEmailData> & Pick<HookEmailData, 'email_action_type' | 'site_url'>,
+): HookEmailData {
+  return {
+    token: '',
+    token_hash: '',
+    redirect_to: '',
+    token_new: '',
+    token_hash_new: '',
+    old_email: '',
+    old_phone: '',
+    provider: '',
+    factor_type: '',
+    ...given,
+  };
+}
 
 /**
  * Delivers one outbox message through the send-email hook (the dispatcher's transport when the hook
- * is on). The user is read at send time, as the hook should see it now.
+ * is on). The user is read at send time, as the hook should see it now; a notice whose account was
+ * deleted carries the user as it was (`user` beside the email_data in the stored row).
  */
 export async function sendEmailThroughHook(
   deps: HookDeps,
-  message: { userId: string | null; emailData: HookEmailData },
+  message: { userId: string | null; emailData: Record<string, unknown> },
 ): Promise<void> {
-  const user = message.userId ? await findUserById(deps.db, message.userId) : undefined;
+  const { user: snapshot, ...emailData } = message.emailData;
+  const row = message.userId ? await findUserById(deps.db, message.userId) : undefined;
+  const user = row ? userJson(row, []) : (snapshot ?? {});
   await runHook(
     deps,
     'SEND_EMAIL',
-    { user: user ? userJson(user, []) : {}, email_data: message.emailData },
+    // A row written before old_email… were sent reads as GoTrue's full shape all the same.
+    { user, email_data: { ...hookEmailData({ email_action_type: '', site_url: '' }), ...emailData } },
     undefined,
   );
 }

@@ -42,7 +42,9 @@ export function createMailDispatcher(opts: {
    * The send-email hook (core/hooks/send-hooks.ts), when on: a message written with GoTrue's
    * email_data goes to it instead of the transport, with the same retries.
    */
-  sendHook?: ((m: { userId: string | null; emailData: Record<string, string> }) => Promise<void>) | undefined;
+  sendHook?:
+    | ((m: { userId: string | null; emailData: Record<string, unknown> }) => Promise<void>)
+    | undefined;
   /**
    * Phone codes waiting for a retry (core/sms/code-delivery.ts) share the outbox and its back-off;
    * they are retried while their code is valid, and an error with `permanent: true` ends them at once.

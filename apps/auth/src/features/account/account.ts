@@ -3,12 +3,11 @@
 // about the account, and the deletion of the account by its owner.
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { User } from '../../core/http/response-schemas.ts';
-import { renderSecurityNotice } from '../../core/mail/notices.ts';
+import { queueSecurityNotice } from '../../core/mail/notices.ts';
 import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { eraseAccount, listUserAuditEvents, listUserSessions } from '../../db/account.repo.ts';
 import { audit } from '../../db/audit.repo.ts';
-import { enqueueMail } from '../../db/outbox.repo.ts';
 import { listPasskeys } from '../../db/passkeys.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
 import { loadUserRelations, lockUserById, type UserRow } from '../../db/users.repo.ts';
@@ -136,9 +135,8 @@ export async function deleteAccount(
     if (!(await eraseAccount(tx, user.id))) throw new AuthError('user_not_found');
     // No IP: the row outlives the account and must not identify its owner.
     await audit(tx, 'user_deleted', user.id, null, { by: 'self' });
-    const mail = renderSecurityNotice(deps, locked, 'account_deleted');
     // Not tied to the (deleted) user id: nothing else refers to this row, it is sent and swept.
-    await enqueueMail(tx, { userId: null, kind: 'account_deleted', to: email, ...mail });
+    await queueSecurityNotice(deps, tx, { ...locked, email }, 'account_deleted', { accountGone: true });
   });
   deps.mail.kick();
 }
@@ -154,10 +152,7 @@ export async function eraseAccountFor(deps: Deps, userId: string, by: string): P
     if (!locked) throw new AuthError('user_not_found');
     if (!(await eraseAccount(tx, userId))) throw new AuthError('user_not_found');
     await audit(tx, 'user_deleted', userId, null, { by });
-    if (locked.email) {
-      const mail = renderSecurityNotice(deps, locked, 'account_deleted');
-      await enqueueMail(tx, { userId: null, kind: 'account_deleted', to: locked.email, ...mail });
-    }
+    await queueSecurityNotice(deps, tx, locked, 'account_deleted', { accountGone: true });
   });
   deps.mail.kick();
 }

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../core/deps.ts';
 import { parseEmail } from '../../core/email.ts';
 import { issueEmailToken } from '../../core/email-tokens.ts';
+import { hookEnabled } from '../../core/hooks/hooks.ts';
+import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
@@ -53,10 +55,10 @@ async function insertPendingUser(
   email: string,
   data: Record<string, unknown> | undefined,
   now: Date,
-  extra: { invitedAt?: Date; passwordHash?: string } = {},
+  extra: { invitedAt?: Date; passwordHash?: string; id?: string | undefined } = {},
 ): Promise<UserRow> {
   return insertUser(tx, {
-    id: randomUUID(),
+    id: extra.id ?? randomUUID(),
     email,
     phone: null,
     passwordHash: extra.passwordHash ?? null,
@@ -82,12 +84,45 @@ async function inviteeFor(
   email: string,
   data: Record<string, unknown> | undefined,
   now: Date,
+  /** The id before_user_created was shown, for a new user. */
+  newId: string | undefined,
 ): Promise<UserRow> {
   const existing = await findUserByEmail(tx, email);
   if (existing?.emailConfirmedAt) throw new AuthError('email_exists');
   if (existing)
     return updateUser(tx, existing.id, { invitedAt: now, confirmationSentAt: now, updatedAt: now });
-  return insertPendingUser(tx, who, email, data, now, { invitedAt: now });
+  return insertPendingUser(tx, who, email, data, now, { invitedAt: now, id: newId });
+}
+
+/**
+ * GoTrue runs before_user_created for an invitation or a link that makes a new account (not for
+ * admin.createUser), outside the transaction: the id it is shown is the id the user gets. Undefined
+ * when the address already has an account (nothing is created, no hook).
+ */
+async function announceNewUser(
+  deps: Deps,
+  ctx: AdminContext,
+  email: string,
+  data: Record<string, unknown> | undefined,
+  now: Date,
+): Promise<string | undefined> {
+  // With neither hook on, no look-up: the insert picks its own id.
+  if (!hookEnabled(deps, 'BEFORE_USER_CREATED') && !hookEnabled(deps, 'AFTER_USER_CREATED')) return undefined;
+  if (await findUserByEmail(deps.db, email)) return undefined;
+  const id = randomUUID();
+  await beforeUserCreated(
+    deps,
+    candidateUser({
+      id,
+      audRole: newUserAudRole(deps.config),
+      provider: 'email',
+      email,
+      data: data ?? {},
+      now,
+    }),
+    ctx.meta.ip,
+  );
+  return id;
 }
 
 function mapDuplicate(err: unknown): never {
@@ -122,9 +157,15 @@ export async function generateLink(
     passwordHash = await hashPassword(input.password);
   }
   const now = deps.clock();
+  const newId =
+    type === 'signup' || type === 'invite' || type === 'magiclink'
+      ? await announceNewUser(deps, ctx, email, input.data, now)
+      : undefined;
+  let answer: { user: User; properties: LinkProperties; created: boolean };
   try {
-    return await deps.db.transaction(async (tx) => {
+    answer = await deps.db.transaction(async (tx) => {
       let user = await findUserByEmail(tx, email);
+      const created = user === undefined && newId !== undefined;
       // What the link is: the stored token type, the `type` the link and /verify use, and the address.
       let tokenType: OneTimeTokenType;
       let verificationType: string;
@@ -140,19 +181,22 @@ export async function generateLink(
               })
             : await insertPendingUser(tx, newUserAudRole(deps.config), email, input.data, now, {
                 passwordHash: passwordHash as string,
+                id: newId,
               });
           tokenType = 'confirmation';
           verificationType = 'signup';
           break;
         case 'invite':
-          user = await inviteeFor(tx, newUserAudRole(deps.config), email, input.data, now);
+          user = await inviteeFor(tx, newUserAudRole(deps.config), email, input.data, now, newId);
           tokenType = 'confirmation';
           verificationType = 'invite';
           break;
         case 'magiclink':
           // An unknown address is signed up (GoTrue's magic link does the same), and an unconfirmed
           // one gets a confirmation: either way the link confirms the address and signs the user in.
-          user ??= await insertPendingUser(tx, newUserAudRole(deps.config), email, input.data, now);
+          user ??= await insertPendingUser(tx, newUserAudRole(deps.config), email, input.data, now, {
+            id: newId,
+          });
           if (user.emailConfirmedAt) {
             tokenType = 'recovery';
             verificationType = 'magiclink';
@@ -201,6 +245,7 @@ export async function generateLink(
       });
       await auditAdmin(tx, ctx, 'admin_link_generated', user, { type });
       return {
+        created,
         user: await adminUserJson(tx, user),
         properties: {
           action_link: issued.link as string,
@@ -216,6 +261,8 @@ export async function generateLink(
   } catch (err) {
     mapDuplicate(err);
   }
+  if (answer.created) await afterUserCreated(deps, answer.user, ctx.meta.ip);
+  return { user: answer.user, properties: answer.properties };
 }
 
 /** POST /invite: creates (or re-invites) the user and mails the invitation link and code. */
@@ -232,10 +279,11 @@ export async function inviteUser(
   // /invite cannot burn the sender's reputation.
   await emailQuota(deps, email);
   const now = deps.clock();
+  const newId = await announceNewUser(deps, ctx, email, input.data, now);
   let user: User;
   try {
     user = await deps.db.transaction(async (tx) => {
-      const invitee = await inviteeFor(tx, newUserAudRole(deps.config), email, input.data, now);
+      const invitee = await inviteeFor(tx, newUserAudRole(deps.config), email, input.data, now, newId);
       await issueEmailToken(deps, tx, {
         userId: invitee.id,
         type: 'confirmation',
@@ -253,5 +301,7 @@ export async function inviteUser(
     mapDuplicate(err);
   }
   deps.mail.kick();
+  // Told only when this invitation made the account (a re-invitation creates nothing).
+  if (newId && user.id === newId) await afterUserCreated(deps, user, ctx.meta.ip);
   return user;
 }

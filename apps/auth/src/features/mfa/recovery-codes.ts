@@ -6,11 +6,12 @@ import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { mfaVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
-import { renderSecurityNotice } from '../../core/mail/notices.ts';
+import { queueSecurityNotice } from '../../core/mail/notices.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
+import { argon2Matches } from '../../crypto/passwords.ts';
 import { hmac, randomToken, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
-import { isUniqueViolation } from '../../db/client.ts';
+import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
 import {
   deleteFactor,
   downgradeSessionsOfFactor,
@@ -18,7 +19,6 @@ import {
   listFactors,
   upgradeSession,
 } from '../../db/mfa.repo.ts';
-import { enqueueMail } from '../../db/outbox.repo.ts';
 import {
   clearRecoveryCodeFailures,
   consumeRecoveryCode,
@@ -27,6 +27,7 @@ import {
   type RecoveryCodeState,
   recordRecoveryCodeFailure,
   replaceRecoveryCodeSet,
+  unusedImportedCodeHashes,
 } from '../../db/recovery-codes.repo.ts';
 import { deleteUserSessions, type SessionRow } from '../../db/sessions.repo.ts';
 import type { UserRow } from '../../db/users.repo.ts';
@@ -70,6 +71,30 @@ export function normalizeRecoveryCode(input: string): string | undefined {
  */
 function codeHash(deps: Deps, factorId: string, code: string): string {
   return hmac(deps.secrets.otp, `mfa_recovery_code:${factorId}:${code}`);
+}
+
+/**
+ * GoTrue's canonical form of a typed code: whitespace and dashes dropped, lower case. Its alphabet is
+ * RFC 4648 base32 (a–z, 2–7), so none of our look-alike mapping applies. Undefined when it cannot be one.
+ */
+function gotrueCanonicalCode(input: string): string | undefined {
+  const code = input.replace(/[\s-]/g, '').toLowerCase();
+  return /^[a-z2-7]{8,64}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A code moved in from GoTrue (features/supabase-import) keeps GoTrue's hash: argon2id with its own
+ * salt, which no lookup can find, so the typed code is checked against each unused one (at most the
+ * set's ten, and only for a set that has such hashes). Answers the matching stored hash, which is
+ * then spent like any other.
+ */
+async function matchImportedCode(setId: string, input: string, deps: Deps): Promise<string | undefined> {
+  const hashes = await unusedImportedCodeHashes(deps.db, setId);
+  if (hashes.length === 0) return undefined;
+  const code = gotrueCanonicalCode(input);
+  if (!code) return undefined;
+  for (const stored of hashes) if (await argon2Matches(stored, code)) return stored;
+  return undefined;
 }
 
 function aal2Required(what: string): AuthError {
@@ -202,6 +227,26 @@ export async function deleteRecoveryCodes(
 }
 
 /**
+ * After a factor was deleted outside the user's own unenrol (which refuses to leave the codes alone):
+ * when no verified factor other than the codes is left, the codes go too, in the caller's
+ * transaction, so a set of printed codes never becomes the whole second step. Returns the deleted
+ * recovery-code factor's id, if any.
+ */
+export async function dropOrphanedRecoveryCodes(
+  tx: DbOrTx,
+  userId: string,
+  now: Date,
+): Promise<string | undefined> {
+  const factors = await listFactors(tx, userId);
+  const codes = factors.find((f) => f.factorType === 'recovery_code');
+  if (!codes) return undefined;
+  if (factors.some((f) => f.status === 'verified' && f.factorType !== 'recovery_code')) return undefined;
+  if (!(await deleteFactor(tx, codes.id))) return undefined;
+  await downgradeSessionsOfFactor(tx, codes.id, AMR_METHOD.recovery_code as string, MFA_AMR_METHODS, now);
+  return codes.id;
+}
+
+/**
  * POST …/verify: spends one code and raises the caller's own session to aal2, answering a session as
  * POST /factors/{id}/verify does. Wrong codes count toward the per-user lockout.
  */
@@ -251,9 +296,10 @@ export async function verifyRecoveryCode(
   };
 
   const code = normalizeRecoveryCode(input.code);
-  if (!code) return fail();
-  const hash = codeHash(deps, factor.id, code);
-  if (!(await isUnusedRecoveryCode(deps.db, set.id, hash))) return fail();
+  let hash = code ? codeHash(deps, factor.id, code) : undefined;
+  if (!hash || !(await isUnusedRecoveryCode(deps.db, set.id, hash)))
+    hash = await matchImportedCode(set.id, input.code, deps);
+  if (!hash) return fail();
   await hook(true);
   const refreshToken = randomToken(32);
   const notify = !!user.email;
@@ -272,15 +318,7 @@ export async function verifyRecoveryCode(
       factor_id: factor.id,
       remaining: Math.max(0, state.remaining - 1),
     });
-    if (notify) {
-      const mail = renderSecurityNotice(deps, user, 'mfa_recovery_code_used');
-      await enqueueMail(tx, {
-        userId: user.id,
-        kind: 'mfa_recovery_code_used',
-        to: user.email as string,
-        ...mail,
-      });
-    }
+    if (notify) await queueSecurityNotice(deps, tx, user, 'mfa_recovery_code_used');
     return row;
   });
   if (!upgraded) return fail();

@@ -5,7 +5,7 @@ import { mfaVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
 import { mailLocaleFor } from '../../core/mail/locale.ts';
-import { renderSecurityNotice } from '../../core/mail/notices.ts';
+import { queueSecurityNotice } from '../../core/mail/notices.ts';
 import {
   clearBackoff,
   enforceRateLimits,
@@ -31,7 +31,6 @@ import {
   updateFactor,
   upgradeSession,
 } from '../../db/mfa.repo.ts';
-import { enqueueMail } from '../../db/outbox.repo.ts';
 import { deleteUserSessions, type SessionRow } from '../../db/sessions.repo.ts';
 import type { FactorRow, UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
@@ -75,15 +74,11 @@ async function recordFailure(
       type: factor.factorType,
       ...(streak !== undefined ? { failures: streak } : {}),
     });
-    if (notify) {
-      const mail = renderSecurityNotice(deps, user, 'mfa_verification_failures', { Failures: streak });
-      await enqueueMail(tx, {
-        userId: user.id,
-        kind: 'mfa_verification_failures',
-        to: user.email as string,
-        ...mail,
+    if (notify)
+      await queueSecurityNotice(deps, tx, user, 'mfa_verification_failures', {
+        values: { Failures: streak },
+        factorType: factor.factorType,
       });
-    }
   });
   if (notify) deps.mail.kick();
 }

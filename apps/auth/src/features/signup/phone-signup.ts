@@ -5,6 +5,7 @@
 // and a pending sign-up is taken over by the newest one, password included.
 import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
+import { afterUserCreated, beforeUserCreated, candidateUser } from '../../core/hooks/user-hooks.ts';
 import type { Session, User } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
@@ -65,6 +66,15 @@ export async function signUpWithPhone(
     return fakePhoneUser(randomUUID(), phone, data, deps.clock(), newUserAudRole(deps.config));
   }
   const now = deps.clock();
+  // A new account is shown to before_user_created first, outside the transaction (as the email
+  // sign-up does); a pending one taken over by this sign-up is not new, so neither hook runs for it.
+  const newId = existing ? undefined : randomUUID();
+  if (newId)
+    await beforeUserCreated(
+      deps,
+      candidateUser({ id: newId, audRole: newUserAudRole(deps.config), provider: 'phone', phone, data, now }),
+      meta.ip,
+    );
   let user: UserRow;
   try {
     user = await deps.db.transaction(async (tx) => {
@@ -84,6 +94,7 @@ export async function signUpWithPhone(
         return autoconfirm ? confirmPhone(tx, updated, now) : updated;
       }
       const created = await insertPhoneUser(tx, {
+        id: newId,
         phone,
         userMetadata: data,
         consent,
@@ -104,6 +115,7 @@ export async function signUpWithPhone(
     const rel = await loadUserRelations(deps.db, winner.id);
     return userJson(winner, rel.identities, rel.factors);
   }
+  if (newId) await afterUserCreated(deps, userJson(user, []), meta.ip);
   if (!autoconfirm) {
     await sendPhoneCode(deps, user.id, phone, 'sms', undefined, { channel, userMetadata: user.userMetadata });
     const rel = await loadUserRelations(deps.db, user.id);

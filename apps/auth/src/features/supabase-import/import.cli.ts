@@ -18,8 +18,8 @@ import { readDump, readLive, type SourceData } from './read-source.ts';
 export const IMPORT_USAGE = `Usage: npm run import -w apps/auth -- <dump.sql | postgres://source> [--dry-run] [--json]
        (node apps/auth/src/features/supabase-import/import.cli.ts)
 
-Copies users, identities and verified MFA factors (TOTP, phone) from a Supabase / GoTrue \`auth\`
-schema into this service's database. Ids are kept (so tokens' \`sub\` and your own tables' references
+Copies users, identities and verified MFA factors (TOTP, phone, recovery codes) from a Supabase /
+GoTrue \`auth\` schema into this service's database. Ids are kept (so tokens' \`sub\` and your own tables' references
 stay valid), and so are bcrypt and argon2 password hashes: they verify at sign-in and are rehashed
 to argon2id then. Sessions, refresh tokens and pending links are not moved: users sign in again.
 A user whose id, email or phone is already here is skipped, never overwritten (re-running is safe).
@@ -69,7 +69,7 @@ export async function runImport(argv: string[], env: NodeJS.ProcessEnv = process
       return 1;
     }
     const mapped = mapSource(source);
-    let totals: ImportCounts = { users: 0, skippedUsers: [], identities: 0, factors: 0 };
+    let totals: ImportCounts = { users: 0, skippedUsers: [], identities: 0, factors: 0, recoveryCodes: 0 };
     if (!flags.has('--dry-run')) {
       const database = await openMigratedDatabase(config);
       try {
@@ -84,23 +84,29 @@ export async function runImport(argv: string[], env: NodeJS.ProcessEnv = process
         users: source.users.length,
         identities: source.identities.length,
         factors: source.factors.length,
+        recoveryCodes: source.recoveryCodes.length,
       },
-      imported: { users: totals.users, identities: totals.identities, factors: totals.factors },
+      imported: {
+        users: totals.users,
+        identities: totals.identities,
+        factors: totals.factors,
+        recoveryCodes: totals.recoveryCodes,
+      },
       skippedUsers: totals.skippedUsers,
       warnings: mapped.warnings,
     };
     if (flags.has('--json')) console.log(JSON.stringify(report));
     else {
       console.log(
-        `Read ${report.read.users} users, ${report.read.identities} identities, ${report.read.factors} factors.`,
+        `Read ${report.read.users} users, ${report.read.identities} identities, ${report.read.factors} factors, ${report.read.recoveryCodes} recovery codes.`,
       );
       if (report.dryRun)
         console.log(
-          `Dry run: ${mapped.users.length} users, ${mapped.identities.length} identities, ${mapped.factors.length} factors would be imported.`,
+          `Dry run: ${mapped.users.length} users, ${mapped.identities.length} identities, ${mapped.factors.length} factors, ${mapped.recoveryCodes.length} recovery codes would be imported.`,
         );
       else
         console.log(
-          `Imported ${totals.users} users, ${totals.identities} identities, ${totals.factors} factors.`,
+          `Imported ${totals.users} users, ${totals.identities} identities, ${totals.factors} factors, ${totals.recoveryCodes} recovery codes.`,
         );
       if (totals.skippedUsers.length > 0)
         console.log(

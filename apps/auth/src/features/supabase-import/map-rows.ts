@@ -3,13 +3,21 @@
 // the password hashes: bcrypt and argon2 verify at sign-in and are rehashed to argon2id on success
 // (crypto/passwords.ts). What cannot move is reported, never guessed.
 import { normalizeDigits } from '../../core/digits.ts';
-import type { ImportedFactor, ImportedIdentity, ImportedUser } from '../../db/import.repo.ts';
+import type {
+  ImportedFactor,
+  ImportedIdentity,
+  ImportedRecoveryCode,
+  ImportedRecoveryCodeSet,
+  ImportedUser,
+} from '../../db/import.repo.ts';
 import type { SourceData, SourceRow } from './read-source.ts';
 
 export type Mapped = {
   users: ImportedUser[];
   identities: ImportedIdentity[];
   factors: ImportedFactor[];
+  recoveryCodeSets: ImportedRecoveryCodeSet[];
+  recoveryCodes: ImportedRecoveryCode[];
   /** One line per thing left behind (a hash we cannot verify, an encrypted TOTP secret…). */
   warnings: string[];
 };
@@ -140,8 +148,78 @@ function mapFactor(r: SourceRow, warnings: string[]): ImportedFactor | undefined
     if (!phone) return undefined;
     return { ...base, factorType: 'phone', phone };
   }
+  // Its codes are checked with the set (mapRecoveryCodes): without them the factor does not move.
+  if (type === 'recovery_code' || type === 'recovery_codes') return { ...base, factorType: 'recovery_code' };
   warnings.push(`${type ?? 'unknown'} factor ${id} of user ${userId}: not moved (enrol again)`);
   return undefined;
+}
+
+/**
+ * GoTrue's recovery-code hash: argon2id in PHC form with its own salt and no server secret
+ * (supabase/auth internal/crypto/recovery_codes.go), so the service can verify a typed code against
+ * it (features/mfa/recovery-codes.ts, matchImportedCode).
+ */
+export const GOTRUE_RECOVERY_CODE_HASH =
+  /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+
+/**
+ * Each moved recovery-code factor with its set (lockout state) and codes, hashes kept as GoTrue
+ * wrote them. A factor moves only whole: with its set, every hash in GoTrue's form, and another
+ * verified factor of its user moving too (codes must never be the only second factor, the rule of
+ * DELETE /factors/{id}). Otherwise it stays behind, reported: the user makes new codes.
+ */
+function mapRecoveryCodes(
+  source: SourceData,
+  factors: ImportedFactor[],
+  warnings: string[],
+): Pick<Mapped, 'factors' | 'recoveryCodeSets' | 'recoveryCodes'> {
+  const out: Pick<Mapped, 'factors' | 'recoveryCodeSets' | 'recoveryCodes'> = {
+    factors: [],
+    recoveryCodeSets: [],
+    recoveryCodes: [],
+  };
+  for (const f of factors) {
+    if (f.factorType !== 'recovery_code') {
+      out.factors.push(f);
+      continue;
+    }
+    const leave = (why: string) =>
+      warnings.push(
+        `recovery codes (factor ${f.id}) of user ${f.userId}: not moved, ${why} (the user makes new ones)`,
+      );
+    // The set names its factor mfa_factor_id (the model) or factor_id (the first schema draft).
+    const set = source.recoveryCodeSets.find((r) => text(r.mfa_factor_id ?? r.factor_id) === f.id);
+    const setId = text(set?.id);
+    if (!set || !setId || !UUID.test(setId)) {
+      leave('no code set in the source');
+      continue;
+    }
+    const codes = source.recoveryCodes.filter((r) => text(r.mfa_recovery_code_set_id ?? r.set_id) === setId);
+    if (codes.length === 0 || codes.some((c) => !GOTRUE_RECOVERY_CODE_HASH.test(text(c.code_hash) ?? ''))) {
+      leave('codes stored in a form this service cannot verify');
+      continue;
+    }
+    if (!factors.some((o) => o.userId === f.userId && o.factorType !== 'recovery_code')) {
+      leave('no other factor of the user moved with them');
+      continue;
+    }
+    out.factors.push(f);
+    const failures = Number(text(set.failed_verification_count) ?? 0);
+    out.recoveryCodeSets.push({
+      id: setId,
+      factorId: f.id,
+      failedVerificationCount: Number.isInteger(failures) && failures >= 0 ? failures : 0,
+      verificationLockedUntil: timestamp(set.verification_locked_until),
+      createdAt: timestamp(set.created_at) ?? f.createdAt ?? new Date(),
+    });
+    for (const c of codes)
+      out.recoveryCodes.push({
+        setId,
+        codeHash: text(c.code_hash) as string,
+        usedAt: timestamp(c.consumed_at ?? c.used_at),
+      });
+  }
+  return out;
 }
 
 /** Maps every row; rows that cannot move are left out with a warning. */
@@ -150,8 +228,6 @@ export function mapSource(source: SourceData): Mapped {
   const users = source.users.flatMap((r) => mapUser(r, warnings) ?? []);
   const ids = new Set(users.map((u) => u.id));
   const identities = source.identities.flatMap((r) => mapIdentity(r) ?? []).filter((i) => ids.has(i.userId));
-  const factors = source.factors
-    .flatMap((r) => mapFactor(r, warnings) ?? [])
-    .filter((f) => ids.has(f.userId));
-  return { users, identities, factors, warnings };
+  const mapped = source.factors.flatMap((r) => mapFactor(r, warnings) ?? []).filter((f) => ids.has(f.userId));
+  return { users, identities, ...mapRecoveryCodes(source, mapped, warnings), warnings };
 }

@@ -7,12 +7,21 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 
 export type SourceRow = Record<string, unknown>;
-export type SourceData = { users: SourceRow[]; identities: SourceRow[]; factors: SourceRow[] };
+export type SourceData = {
+  users: SourceRow[];
+  identities: SourceRow[];
+  factors: SourceRow[];
+  /** GoTrue's recovery codes (2026 on): a set per recovery-code factor, and its hashed codes. */
+  recoveryCodeSets: SourceRow[];
+  recoveryCodes: SourceRow[];
+};
 
 const TABLES: Record<string, keyof SourceData> = {
   users: 'users',
   identities: 'identities',
   mfa_factors: 'factors',
+  mfa_recovery_code_sets: 'recoveryCodeSets',
+  mfa_recovery_codes: 'recoveryCodes',
 };
 
 /** `COPY auth.users (id, aud, …) FROM stdin;` (names may be double-quoted). */
@@ -30,11 +39,12 @@ export function unescapeCopyField(field: string): string | null {
 }
 
 /**
- * The rows of auth.users, auth.identities and auth.mfa_factors in a plain-SQL dump. Other tables
+ * The rows of auth.users, auth.identities, auth.mfa_factors and the recovery-code tables in a
+ * plain-SQL dump. Other tables
  * (sessions, refresh tokens, one-time tokens, flow state) are not moved: users sign in again.
  */
 export async function readDump(path: string): Promise<SourceData> {
-  const out: SourceData = { users: [], identities: [], factors: [] };
+  const out: SourceData = { users: [], identities: [], factors: [], recoveryCodeSets: [], recoveryCodes: [] };
   const lines = createInterface({
     input: createReadStream(path, 'utf8'),
     crlfDelay: Number.POSITIVE_INFINITY,
@@ -102,6 +112,9 @@ export async function readLive(url: string): Promise<SourceData> {
       users: await read('users'),
       identities: await read('identities', true),
       factors: await read('mfa_factors', true),
+      // GoTrue before its recovery codes has neither table.
+      recoveryCodeSets: await read('mfa_recovery_code_sets', true),
+      recoveryCodes: await read('mfa_recovery_codes', true),
     };
     await client.query('COMMIT');
     return data;

@@ -9,6 +9,7 @@ import { auditLogEntries } from '../../../src/db/schema.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const PASSWORD = 'Namaa-recovery-Pass-7731';
+const SERVICE_KEY = 'sb_secret_recovery_codes_admin_0123456789abcdef';
 const MAX_FAILED = 3;
 const LOCKOUT_SECONDS = 2;
 
@@ -16,6 +17,7 @@ let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer({
     MAILER_AUTOCONFIRM: 'true',
+    SERVICE_ROLE_KEY: SERVICE_KEY,
     MFA_RECOVERY_CODES_MAX_FAILED_ATTEMPTS: String(MAX_FAILED),
     MFA_RECOVERY_CODES_LOCKOUT_DURATION: String(LOCKOUT_SECONDS),
   });
@@ -331,6 +333,76 @@ describe('regenerate and delete', () => {
     // After the codes are deleted, the factor may go.
     expect((await recoveryCodes(t, u.aal2).unenroll()).error).toBeNull();
     expect((await call(t, u.aal2, 'DELETE', `/factors/${u.totpId}`)).status).toBe(200);
+  });
+});
+
+describe("the admin API's factor delete", () => {
+  const adminCall = async (method: string, path: string) => {
+    const res = await t.api(path, {
+      method,
+      headers: { apikey: SERVICE_KEY, authorization: `Bearer ${SERVICE_KEY}` },
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
+  };
+
+  it('deleting the last verified factor deletes the codes too: none left, none reaches aal2', async () => {
+    const u = await withCodes();
+    const userId = decodeJwt(u.aal2).sub as string;
+    // A session that reached aal2 with a code falls back when the codes go.
+    const viaCode = await passwordStep(u.email);
+    const raised = await recoveryCodes(t, viaCode.token).verify(u.codes[1] as string);
+    expect(raised.error).toBeNull();
+    // (After that step-up: reaching aal2 ends the user's other aal1 sessions.)
+    const pending = await passwordStep(u.email);
+
+    const del = await adminCall('DELETE', `/admin/users/${userId}/factors/${u.totpId}`);
+    expect(del.status).toBe(200);
+    expect(del.body.id).toBe(u.totpId);
+
+    const status = await recoveryCodes(t, pending.token).getStatus();
+    expect(status.status).toBe(404);
+    expect(status.error?.code).toBe('mfa_factor_not_found');
+    const verify = await recoveryCodes(t, pending.token).verify(u.codes[0] as string);
+    expect(verify.status).toBe(404);
+    expect(verify.data).toBeNull();
+    expect((await adminCall('GET', `/admin/users/${userId}/factors`)).body).toEqual([]);
+    const refreshed = await t.api('/token?grant_type=refresh_token', {
+      method: 'POST',
+      body: JSON.stringify({ refresh_token: (raised.data as Json).refresh_token }),
+    });
+    expect(refreshed.status).toBe(200);
+    const claims = decodeJwt(((await refreshed.json()) as Json).access_token as string);
+    expect(claims.aal).toBe('aal1');
+    expect(JSON.stringify(claims.amr)).not.toContain('recovery_code');
+    const audit = await t.server.deps.db
+      .select()
+      .from(auditLogEntries)
+      .where(eq(auditLogEntries.action, 'factor_deleted'));
+    expect(audit.find((a) => JSON.stringify(a.payload).includes(u.totpId))?.payload).toMatchObject({
+      recovery_codes_deleted: u.factorId,
+    });
+  });
+
+  it('a verified factor still left keeps the codes', async () => {
+    const u = await withCodes();
+    const userId = decodeJwt(u.aal2).sub as string;
+    const second = await call(t, u.aal2, 'POST', '/factors', {
+      factor_type: 'totp',
+      friendly_name: 'tablet',
+    });
+    expect(second.status).toBe(200);
+    const ch = await call(t, u.aal2, 'POST', `/factors/${second.body.id}/challenge`, {});
+    const ok = await call(t, u.aal2, 'POST', `/factors/${second.body.id}/verify`, {
+      challenge_id: ch.body.id,
+      code: await totp(second.body.totp.secret as string),
+    });
+    expect(ok.status).toBe(200);
+    expect((await adminCall('DELETE', `/admin/users/${userId}/factors/${u.totpId}`)).status).toBe(200);
+    expect((await recoveryCodes(t, u.aal2).getStatus()).data).toMatchObject({
+      id: u.factorId,
+      remaining: 10,
+    });
   });
 });
 

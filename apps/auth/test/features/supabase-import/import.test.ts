@@ -1,14 +1,17 @@
 // Moving in from Supabase: a dump the test writes in GoTrue's `auth` schema shape (bcrypt hashes made
-// by bcryptjs), imported by `npm run import` as a process, then signed in through supabase-js: ids
-// kept, bcrypt verified and rehashed to argon2id, identities and a TOTP factor carried over. On
-// PostgreSQL also from a live source database.
+// by bcryptjs; recovery codes hashed as GoTrue does, argon2id PHC strings), imported by `npm run
+// import` as a process, then signed in through supabase-js: ids kept, bcrypt verified and rehashed to
+// argon2id, identities, a TOTP factor and its recovery codes carried over (a spent code stays spent),
+// codes that cannot move reported. On PostgreSQL also from a live source database.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { eq } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
 import { generate, generateSecret } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../../src/db/schema.ts';
@@ -28,8 +31,21 @@ const phoneUser = {
   phone: `9665${Date.now().toString().slice(-8)}`,
   identity: randomUUID(),
 };
-const mfaUser = { id: randomUUID(), email: `mfa-${tag}@import.test`, factor: randomUUID() };
+const mfaUser = {
+  id: randomUUID(),
+  email: `mfa-${tag}@import.test`,
+  factor: randomUUID(),
+  codesFactor: randomUUID(),
+  codeSet: randomUUID(),
+};
 const firebaseUser = { id: randomUUID(), email: `fb-${tag}@import.test` };
+/**
+ * mfaUser's recovery codes in GoTrue's alphabet (RFC 4648 base32, lower case: with o, i and l,
+ * which our own codes never hold); the second was spent in the old project.
+ */
+const gotrueCodes = ['k4mwx7qp2abrht3z', 'olivia2345abcdef', 'zzzz7777lllqiioo'];
+/** GoTrue's hashes of them: argon2id, m=19456, t=1, p=1, a salt each (filled in beforeAll). */
+let gotrueCodeHashes: string[] = [];
 
 function sourceRows(): AuthSchemaRows {
   const hash = bcrypt.hashSync(PASSWORD, 10); // $2b$, as GoTrue's Go bcrypt writes $2a$; both verify
@@ -120,13 +136,74 @@ function sourceRows(): AuthSchemaRows {
         phone: null,
         web_authn_credential: { ID: 'abc' },
       },
+      recoveryFactor(mfaUser.codesFactor, mfaUser.id),
+      // Codes hashed some other way, and codes with no other factor: both left behind.
+      recoveryFactor(phoneUserCodes.factor, phoneUser.id),
+      recoveryFactor(firebaseCodes.factor, firebaseUser.id),
+    ],
+    mfa_recovery_code_sets: [
+      codeSet(mfaUser.codeSet, mfaUser.id, mfaUser.codesFactor),
+      codeSet(phoneUserCodes.set, phoneUser.id, phoneUserCodes.factor),
+      codeSet(firebaseCodes.set, firebaseUser.id, firebaseCodes.factor),
+    ],
+    mfa_recovery_codes: [
+      ...gotrueCodeHashes.map((h, i) => ({
+        id: randomUUID(),
+        mfa_recovery_code_set_id: mfaUser.codeSet,
+        code_hash: h,
+        consumed_at: i === 1 ? '2024-06-01 12:00:00+00' : null,
+        created_at: '2024-04-01 10:00:00+00',
+      })),
+      {
+        id: randomUUID(),
+        mfa_recovery_code_set_id: phoneUserCodes.set,
+        code_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+        consumed_at: null,
+        created_at: '2024-04-01 10:00:00+00',
+      },
+      {
+        id: randomUUID(),
+        mfa_recovery_code_set_id: firebaseCodes.set,
+        code_hash: gotrueCodeHashes[0] as string,
+        consumed_at: null,
+        created_at: '2024-04-01 10:00:00+00',
+      },
     ],
   };
 }
 
+const phoneUserCodes = { factor: randomUUID(), set: randomUUID() };
+const firebaseCodes = { factor: randomUUID(), set: randomUUID() };
+
+function recoveryFactor(id: string, userId: string) {
+  return {
+    id,
+    user_id: userId,
+    friendly_name: 'Recovery codes',
+    factor_type: 'recovery_code',
+    status: 'verified',
+    created_at: '2024-04-02 10:00:00+00',
+    updated_at: '2024-04-02 10:00:00+00',
+    secret: null,
+    phone: null,
+  };
+}
+
+function codeSet(id: string, userId: string, factorId: string) {
+  return {
+    id,
+    user_id: userId,
+    mfa_factor_id: factorId,
+    failed_verification_count: '1',
+    verification_locked_until: null,
+    created_at: '2024-04-02 10:00:00+00',
+    updated_at: '2024-04-02 10:00:00+00',
+  };
+}
+
 type Report = {
-  read: { users: number; identities: number; factors: number };
-  imported: { users: number; identities: number; factors: number };
+  read: { users: number; identities: number; factors: number; recoveryCodes: number };
+  imported: { users: number; identities: number; factors: number; recoveryCodes: number };
   skippedUsers: string[];
   warnings: string[];
 };
@@ -150,6 +227,9 @@ beforeAll(async () => {
   // (the hook's own timeout: a fresh PostgreSQL database may be slow to create under load)
   dir = mkdtempSync(join(tmpdir(), 'namaa-import-'));
   dumpPath = join(dir, 'supabase-auth.sql');
+  gotrueCodeHashes = await Promise.all(
+    gotrueCodes.map((c) => argon2Hash(c, { memoryCost: 19456, timeCost: 1, parallelism: 1 })),
+  );
   writeFileSync(dumpPath, renderDump(sourceRows()));
   // The target: this service's database, a fresh PostgreSQL database or PGlite on disk (the command
   // runs as its own process, before the service opens the embedded database).
@@ -170,10 +250,18 @@ describe('npm run import from a pg_dump of a Supabase auth schema', { timeout: 3
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
-    expect(report.read).toEqual({ users: 4, identities: 3, factors: 3 });
-    expect(report.imported).toEqual({ users: 4, identities: 3, factors: 1 });
+    expect(report.read).toEqual({ users: 4, identities: 3, factors: 6, recoveryCodes: 5 });
+    expect(report.imported).toEqual({ users: 4, identities: 3, factors: 2, recoveryCodes: 3 });
     expect(report.warnings.join('\n')).toMatch(/unsupported kind/);
     expect(report.warnings.join('\n')).toMatch(/webauthn factor/);
+    // Recovery codes that cannot move are reported one line per user, never guessed.
+    expect(report.warnings).toContain(
+      `recovery codes (factor ${phoneUserCodes.factor}) of user ${phoneUser.id}: not moved, codes stored in a form this service cannot verify (the user makes new ones)`,
+    );
+    expect(report.warnings).toContain(
+      `recovery codes (factor ${firebaseCodes.factor}) of user ${firebaseUser.id}: not moved, no other factor of the user moved with them (the user makes new ones)`,
+    );
+    expect(report.warnings.join('\n')).not.toContain(mfaUser.codesFactor);
     expect(report.warnings.join('\n')).not.toContain(PASSWORD);
   });
 
@@ -243,6 +331,43 @@ describe('npm run import from a pg_dump of a Supabase auth schema', { timeout: 3
     const aal = await sb.auth.mfa.getAuthenticatorAssuranceLevel();
     expect(aal.data?.currentLevel).toBe('aal2');
   });
+
+  it('the recovery codes moved as GoTrue hashed them: an unused one reaches aal2 once, a spent one never', async () => {
+    const { data, error } = await t
+      .client()
+      .auth.signInWithPassword({ email: mfaUser.email, password: PASSWORD });
+    expect(error).toBeNull();
+    const token = data.session?.access_token as string;
+    const rc = async (method: string, path: string, body?: unknown) => {
+      const res = await t.api(path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'x-supabase-api-version': '2024-01-01' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect((await rc('GET', '/factors/recovery-codes')).body).toEqual({
+      id: mfaUser.codesFactor,
+      total: 3,
+      remaining: 2,
+    });
+    // Spent in the old project: refused.
+    expect((await rc('POST', '/factors/recovery-codes/verify', { code: gotrueCodes[1] })).status).toBe(422);
+    // Typed as a person would (upper case, in groups): GoTrue's o, i and l are not read as 0 and 1.
+    const typed = (gotrueCodes[0] as string).toUpperCase().replace(/(.{4})(?!$)/g, '$1-');
+    const ok = await rc('POST', '/factors/recovery-codes/verify', { code: typed });
+    expect(ok.status).toBe(200);
+    expect(decodeJwt(ok.body.access_token as string)).toMatchObject({ aal: 'aal2', sub: mfaUser.id });
+    expect((await rc('POST', '/factors/recovery-codes/verify', { code: typed })).status).toBe(422);
+    expect((await rc('GET', '/factors/recovery-codes')).body).toMatchObject({ remaining: 1 });
+    const third = await t.client().auth.signInWithPassword({ email: mfaUser.email, password: PASSWORD });
+    const res = await t.api('/factors/recovery-codes/verify', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${third.data.session?.access_token}` },
+      body: JSON.stringify({ code: `  ${gotrueCodes[2]} ` }),
+    });
+    expect(res.status).toBe(200);
+  });
 });
 
 describe.skipIf(!PG)(
@@ -260,7 +385,7 @@ describe.skipIf(!PG)(
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
         const report = JSON.parse(r.stdout) as Report;
-        expect(report.imported).toEqual({ users: 4, identities: 3, factors: 1 });
+        expect(report.imported).toEqual({ users: 4, identities: 3, factors: 2, recoveryCodes: 3 });
         // Its own database as the source is refused.
         const self = runImport([fresh.url], { DATABASE_URL: fresh.url });
         expect(self.code).toBe(1);

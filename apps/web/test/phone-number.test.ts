@@ -9,12 +9,26 @@ const SAUDI = '+966501234567';
 
 describe('toE164', () => {
   it('takes the Saudi local formats: 05x xxx xxxx and 5x xxx xxxx', () => {
-    for (const typed of ['0501234567', '050 123 4567', '050-123-4567', '(050) 123 4567', '50 123 4567', '501234567'])
+    for (const typed of [
+      '0501234567',
+      '050 123 4567',
+      '050-123-4567',
+      '(050) 123 4567',
+      '50 123 4567',
+      '501234567',
+    ])
       expect(toE164(typed), typed).toBe(SAUDI);
   });
 
   it('takes the international forms: +966, 00966, and the country code with the trunk 0 kept', () => {
-    for (const typed of ['+966501234567', '+966 50 123 4567', '+966 (50) 123-4567', '00966501234567', '00966 50 123 4567', '+966 050 123 4567'])
+    for (const typed of [
+      '+966501234567',
+      '+966 50 123 4567',
+      '+966 (50) 123-4567',
+      '00966501234567',
+      '00966 50 123 4567',
+      '+966 050 123 4567',
+    ])
       expect(toE164(typed), typed).toBe(SAUDI);
   });
 

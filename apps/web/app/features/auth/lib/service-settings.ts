@@ -1,6 +1,7 @@
 /**
  * What the auth service has switched on, from `GET /auth/v1/settings`: the third-party providers
- * (`external`, in the order the site shows them) and passkeys (`passkeys_enabled`). Read once per
+ * (`external`, in the order the site shows them), passkeys (`passkeys_enabled`) and whether it can
+ * text codes (`sms_provider` non-empty, GoTrue's field: phone factors need it). Read once per
  * page after hydration (the prerendered page has neither kind of button), so a visitor only ever
  * sees buttons that work: none when the service offers none, or when the answer cannot be read.
  */
@@ -11,7 +12,13 @@ import { fetchRuntimeConfig, resolveSupabaseUrl } from '~/lib/runtime-config.ts'
 export const SOCIAL_PROVIDER_ORDER = ['google', 'apple', 'azure', 'github', 'x', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDER_ORDER)[number];
 
-export type ServiceSettings = { providers: SocialProvider[]; oidcName: string; passkeys: boolean };
+export type ServiceSettings = {
+  providers: SocialProvider[];
+  oidcName: string;
+  passkeys: boolean;
+  /** The service can send SMS: a phone number may be added as a second factor. */
+  sms: boolean;
+};
 
 /** Parses the settings answer (anything unexpected: nothing switched on). */
 export function parseServiceSettings(settings: unknown): ServiceSettings {
@@ -19,12 +26,14 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     external?: Record<string, unknown>;
     oidc_provider_name?: unknown;
     passkeys_enabled?: unknown;
+    sms_provider?: unknown;
   };
   const external = s.external ?? {};
   return {
     providers: SOCIAL_PROVIDER_ORDER.filter((p) => external[p] === true),
     oidcName: typeof s.oidc_provider_name === 'string' ? s.oidc_provider_name : 'OpenID Connect',
     passkeys: s.passkeys_enabled === true,
+    sms: typeof s.sms_provider === 'string' && s.sms_provider.trim() !== '',
   };
 }
 

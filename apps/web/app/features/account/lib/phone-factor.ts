@@ -1,0 +1,44 @@
+import { errorCode } from '~/features/auth/lib/mfa.ts';
+import type { Messages } from '~/i18n/messages.ts';
+
+type PhoneCopy = Messages['accountPage']['mfa']['phone'];
+
+/**
+ * The phone parser (libphonenumber-js and its metadata), loaded when the phone form is first used:
+ * its own chunk, so the account page's first load does not carry it.
+ */
+export function loadPhoneParser(): Promise<typeof import('~/lib/phone-number.ts')> {
+  return import('~/lib/phone-number.ts');
+}
+
+/** A factor's number as the service lists it (E.164 digits, with or without "+"), as E.164. */
+export function e164Of(phone: string | undefined): string {
+  const digits = (phone ?? '').replace(/\D/g, '');
+  return digits ? `+${digits}` : '';
+}
+
+/**
+ * What went wrong adding a phone factor, in the page's words: the service cannot send SMS
+ * (`422 mfa_phone_enroll_not_enabled`), the number is already a factor (verified, or the name it
+ * would get is taken), the number was refused, or the SMS could not go out. Anything else: `other`
+ * (the service's error mapped as everywhere on the page).
+ */
+export function phoneFactorProblem(
+  error: unknown,
+  copy: PhoneCopy,
+  other: (error: unknown) => string,
+): string {
+  switch (errorCode(error)) {
+    case 'mfa_phone_enroll_not_enabled':
+      return copy.disabled;
+    case 'mfa_verified_factor_exists':
+    case 'mfa_factor_name_conflict':
+      return copy.exists;
+    case 'validation_failed':
+      return copy.invalid;
+    case 'sms_send_failed':
+      return copy.sendFailed;
+    default:
+      return other(error);
+  }
+}

@@ -109,7 +109,9 @@ describe('a phone number as the second factor (en, ar)', { timeout: 300_000 }, (
       const context = await browser.newContext(desktop);
       const p = await context.newPage();
       const enrolBodies: string[] = [];
+      const parserLoads: string[] = [];
       p.on('request', (r) => {
+        if (/\/assets\/phone-number-[\w-]+\.js$/.test(r.url())) parserLoads.push(r.url());
         if (r.method() === 'POST' && r.url().endsWith('/auth/v1/factors'))
           enrolBodies.push(r.postData() ?? '');
       });
@@ -129,11 +131,15 @@ describe('a phone number as the second factor (en, ar)', { timeout: 300_000 }, (
         autocomplete: 'tel',
         dir: 'ltr',
       });
+      // The phone library is no part of the sign-in page or the account page's load: it comes with
+      // the first focus of the number field.
+      expect(parserLoads).toEqual([]);
 
       // Not a mobile number: refused on the page, in the page's language, before anything is sent.
       await field.pressSequentially(e.typedInvalid);
       await add.locator('button[type=submit]').click();
       await poll(() => p.getByTestId('account-mfa-error').textContent()).toBe(e.invalid);
+      expect(parserLoads).toHaveLength(1);
       expect(await field.getAttribute('aria-invalid')).toBe('true');
       await poll(() => p.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('phone');
       expect(enrolBodies).toEqual([]);

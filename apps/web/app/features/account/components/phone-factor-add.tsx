@@ -1,5 +1,5 @@
 import type { Factor, User } from '@supabase/auth-js';
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { PhoneInput } from '~/components/ui/phone-input.tsx';
@@ -52,11 +52,6 @@ export function PhoneFactorAdd({
   const [wait, startWait] = useCountdown();
   const busy = action.pending !== undefined;
   const focus = useFocusRequest(busy);
-
-  // Start fetching the parser as the form appears: by the time a number is typed it is there.
-  useEffect(() => {
-    void loadPhoneParser().catch(() => {});
-  }, []);
 
   const onAdd = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -206,6 +201,9 @@ export function PhoneFactorAdd({
         disabled={busy}
         aria-invalid={phoneInvalid || undefined}
         aria-describedby={ids.hint}
+        // The parser is fetched when someone starts on a number: by the time it is typed it is there,
+        // and a visit that never adds a phone never loads it.
+        onFocus={() => void loadPhoneParser().catch(() => {})}
       />
       <Button type="submit" variant="outline" disabled={busy}>
         {action.pending === 'phone' ? m.accountPage.pending : copy.add}

@@ -47,8 +47,9 @@ const editions = [
     typed: '00966 55 987 6543',
     e164: '+966559876543',
     digits: (code: string) => code,
+    // The example numbers are isolated left to right (LRI … PDI), in both editions.
     invalid:
-      'Enter a mobile number that can receive text messages, such as 050 123 4567 or +966 50 123 4567.',
+      'Enter a mobile number that can receive text messages, such as \u2066050 123 4567\u2069 or \u2066+966 50 123 4567\u2069.',
     wait: /^You can ask for a new code in \d+ s\.$/,
     added: 'Phone number added',
   },
@@ -59,7 +60,8 @@ const editions = [
     typed: '٠٥٠ ١٢٣ ٤٥٦٧',
     e164: '+966501234567',
     digits: arabic,
-    invalid: 'أدخل رقم جوال يستقبل الرسائل النصية، مثل 050 123 4567 أو +966 50 123 4567.',
+    invalid:
+      'أدخل رقم جوال يستقبل الرسائل النصية، مثل \u2066050 123 4567\u2069 أو \u2066+966 50 123 4567\u2069.',
     wait: /^يمكنك طلب رمز جديد بعد \d+ ثانية\.$/,
     added: 'أُضيف رقم الجوال',
   },

@@ -1,7 +1,7 @@
 // The phone factor's words on the site (issue #26): what the service's refusals become on the
 // account page and at the sign-in's second step, and how long the resend floor makes one wait.
 import { describe, expect, it } from 'vitest';
-import { e164Of, phoneFactorProblem } from '~/features/account/lib/phone-factor.ts';
+import { e164Of, phoneFactorProblem, phoneHint, phoneInvalid } from '~/features/account/lib/phone-factor.ts';
 import { isSmsFloor, phoneEnding, smsWaitSeconds } from '~/features/auth/lib/mfa.ts';
 import { ar } from '~/i18n/ar.ts';
 import { en } from '~/i18n/en.ts';
@@ -28,10 +28,23 @@ describe('phoneFactorProblem', () => {
     const copy = en.accountPage.mfa.phone;
     expect(phoneFactorProblem({ code: 'mfa_verified_factor_exists' }, copy, other)).toBe(copy.exists);
     expect(phoneFactorProblem({ code: 'mfa_factor_name_conflict' }, copy, other)).toBe(copy.exists);
-    expect(phoneFactorProblem({ code: 'validation_failed' }, copy, other)).toBe(copy.invalid);
+    expect(phoneFactorProblem({ code: 'validation_failed' }, copy, other)).toBe(phoneInvalid(copy));
     expect(phoneFactorProblem({ code: 'sms_send_failed' }, copy, other)).toBe(copy.sendFailed);
     expect(phoneFactorProblem({ code: 'over_request_rate_limit' }, copy, other)).toBe('the service said so');
     expect(phoneFactorProblem(new Error('network'), copy, other)).toBe('the service said so');
+  });
+});
+
+describe('the example numbers', () => {
+  it('are filled in isolated left to right, so an Arabic sentence keeps their digit groups in order', () => {
+    expect(phoneInvalid(en.accountPage.mfa.phone)).toBe(
+      'Enter a mobile number that can receive text messages, such as \u2066050 123 4567\u2069 or \u2066+966 50 123 4567\u2069.',
+    );
+    expect(phoneHint(ar.accountPage.mfa.phone)).toBe(
+      'رقم سعودي كما تتصل به (\u2066050 123 4567\u2069)، أو أي رقم جوال مع رمز بلده (\u2066+44 7911 123456\u2069).',
+    );
+    for (const copy of [en.accountPage.mfa.phone, ar.accountPage.mfa.phone])
+      for (const text of [phoneHint(copy), phoneInvalid(copy)]) expect(text).not.toContain('{');
   });
 });
 

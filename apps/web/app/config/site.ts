@@ -19,6 +19,8 @@ export const siteConfig = {
    * and `5x xxx xxxx` are Saudi mobiles. Numbers elsewhere are typed with `+` or `00`.
    */
   phoneCountry: 'SA',
+  /** The numbers the phone form shows as examples: as dialled at home, with the code, and abroad. */
+  phoneExamples: { local: '050 123 4567', international: '+966 50 123 4567', abroad: '+44 7911 123456' },
 } as const;
 
 export type SiteConfig = typeof siteConfig;

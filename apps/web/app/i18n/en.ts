@@ -486,9 +486,10 @@ export const en = {
       phone: {
         add: 'Add a phone number (SMS)',
         label: 'Mobile number',
-        hint: 'A Saudi number as you dial it (050 123 4567), or any mobile number with its country code (+44 7911 123456).',
-        invalid:
-          'Enter a mobile number that can receive text messages, such as 050 123 4567 or +966 50 123 4567.',
+        /** `{0}`, `{1}`: example numbers (`siteConfig.phoneExamples`: local, abroad). */
+        hint: 'A Saudi number as you dial it ({0}), or any mobile number with its country code ({1}).',
+        /** `{0}`, `{1}`: example numbers (`siteConfig.phoneExamples`: local, international). */
+        invalid: 'Enter a mobile number that can receive text messages, such as {0} or {1}.',
         disabled: 'This service cannot send text messages, so a phone number cannot be added.',
         exists: 'This number is already a second factor on your account.',
         /** `{0}`: the number, in E.164. */

@@ -4,7 +4,14 @@ import { Button } from '~/components/ui/button.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { PhoneInput } from '~/components/ui/phone-input.tsx';
 import { fill } from '~/features/account/lib/password-reasons.ts';
-import { e164Of, loadPhoneParser, phoneFactorProblem } from '~/features/account/lib/phone-factor.ts';
+import {
+  e164Of,
+  loadPhoneParser,
+  ltr,
+  phoneFactorProblem,
+  phoneHint,
+  phoneInvalid,
+} from '~/features/account/lib/phone-factor.ts';
 import type { useAction } from '~/features/account/lib/use-action.ts';
 import { useCountdown, withSeconds } from '~/features/auth/lib/countdown.ts';
 import { isSmsFloor, isWrongSecondFactor, smsWaitSeconds } from '~/features/auth/lib/mfa.ts';
@@ -15,9 +22,6 @@ import { CodeField, sixDigits } from './section.tsx';
 
 /** A phone factor waiting for the texted code: the factor, its number (E.164) and the live challenge. */
 export type PhoneEnrolment = { id: string; phone: string; challengeId: string };
-
-/** Left to right inside any text (LRI … PDI): "+966 5…" keeps its "+" in front on an Arabic page. */
-const isolated = (phone: string) => `\u2066${phone}\u2069`;
 
 /**
  * "Add a phone number (SMS)": the number, typed as people type it (`05x xxx xxxx`, `+966…`,
@@ -46,7 +50,7 @@ export function PhoneFactorAdd({
   const m = useMessages();
   const copy = m.accountPage.mfa.phone;
   const ids = { phone: useId(), hint: useId(), code: useId() };
-  const [phoneInvalid, setPhoneInvalid] = useState(false);
+  const [numberInvalid, setNumberInvalid] = useState(false);
   const [codeInvalid, setCodeInvalid] = useState(false);
   const [note, setNote] = useState('');
   const [wait, startWait] = useCountdown();
@@ -61,11 +65,11 @@ export function PhoneFactorAdd({
       const { toE164 } = await loadPhoneParser();
       const phone = toE164(typed);
       if (!phone) {
-        setPhoneInvalid(true);
+        setNumberInvalid(true);
         focus(ids.phone);
-        return action.fail(copy.invalid);
+        return action.fail(phoneInvalid(copy));
       }
-      setPhoneInvalid(false);
+      setNumberInvalid(false);
       // An earlier enrolment of this number left unconfirmed (the page was closed before the code)
       // would take the name this one gets: it is replaced.
       const stale = (user.factors ?? []).filter(
@@ -76,7 +80,7 @@ export function PhoneFactorAdd({
       const enrolled = await auth.mfa.enroll({ factorType: 'phone', phone, friendlyName: phone });
       if (enrolled.error) {
         if (enrolled.error.code === 'validation_failed') {
-          setPhoneInvalid(true);
+          setNumberInvalid(true);
           focus(ids.phone);
         }
         return action.fail(phoneFactorProblem(enrolled.error, copy, action.errorText));
@@ -91,7 +95,7 @@ export function PhoneFactorAdd({
       }
       form.reset();
       setCodeInvalid(false);
-      setNote(fill(copy.sent, isolated(phone)));
+      setNote(fill(copy.sent, ltr(phone)));
       onEnrolment({ id: factorId, phone, challengeId: challenge.data.id });
       await reload();
       focus(ids.code);
@@ -141,7 +145,7 @@ export function PhoneFactorAdd({
         return action.fail(phoneFactorProblem(challenge.error, copy, action.errorText));
       }
       onEnrolment({ ...enrolment, challengeId: challenge.data.id });
-      setNote(fill(copy.resent, isolated(enrolment.phone)));
+      setNote(fill(copy.resent, ltr(enrolment.phone)));
     });
 
   const cancel = () =>
@@ -192,14 +196,14 @@ export function PhoneFactorAdd({
     <form method="post" noValidate onSubmit={onAdd} className="space-y-3" data-testid="phone-add">
       <Label htmlFor={ids.phone}>{copy.label}</Label>
       <p id={ids.hint} className="text-sm text-muted">
-        {copy.hint}
+        {phoneHint(copy)}
       </p>
       <PhoneInput
         id={ids.phone}
         name="phone"
         required
         disabled={busy}
-        aria-invalid={phoneInvalid || undefined}
+        aria-invalid={numberInvalid || undefined}
         aria-describedby={ids.hint}
         // The parser is fetched when someone starts on a number: by the time it is typed it is there,
         // and a visit that never adds a phone never loads it.

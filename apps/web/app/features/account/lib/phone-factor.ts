@@ -1,3 +1,4 @@
+import { siteConfig } from '~/config/site.ts';
 import { errorCode } from '~/features/auth/lib/mfa.ts';
 import type { Messages } from '~/i18n/messages.ts';
 
@@ -9,6 +10,25 @@ type PhoneCopy = Messages['accountPage']['mfa']['phone'];
  */
 export function loadPhoneParser(): Promise<typeof import('~/lib/phone-number.ts')> {
   return import('~/lib/phone-number.ts');
+}
+
+/**
+ * A number isolated left to right (LRI … PDI): inside an Arabic sentence, "+966 50 123 4567" keeps
+ * its "+" in front and its digit groups in order (the spaces between them would otherwise take the
+ * sentence's direction and reverse the groups).
+ */
+export const ltr = (phone: string) => `\u2066${phone}\u2069`;
+
+/** The form's hint with its example numbers. */
+export function phoneHint(copy: PhoneCopy): string {
+  const { local, abroad } = siteConfig.phoneExamples;
+  return copy.hint.replace('{0}', ltr(local)).replace('{1}', ltr(abroad));
+}
+
+/** "Enter a mobile number…" with its example numbers. */
+export function phoneInvalid(copy: PhoneCopy): string {
+  const { local, international } = siteConfig.phoneExamples;
+  return copy.invalid.replace('{0}', ltr(local)).replace('{1}', ltr(international));
 }
 
 /** A factor's number as the service lists it (E.164 digits, with or without "+"), as E.164. */
@@ -35,7 +55,7 @@ export function phoneFactorProblem(
     case 'mfa_factor_name_conflict':
       return copy.exists;
     case 'validation_failed':
-      return copy.invalid;
+      return phoneInvalid(copy);
     case 'sms_send_failed':
       return copy.sendFailed;
     default:

@@ -35,6 +35,8 @@ afterAll(async () => {
   await product?.stop();
 });
 
+/** An example number as the page writes it: isolated left to right, with no-break spaces. */
+const n = (s: string) => `\u2066${s.replaceAll(' ', '\u00a0')}\u2069`;
 const arabic = (s: string) => s.replace(/\d/g, (d) => String.fromCharCode(0x0660 + Number(d)));
 const poll = <T>(fn: () => T | Promise<T>, timeout = 20_000) => expect.poll(fn, { timeout });
 const toast = (p: Page, title: string) => p.locator('[data-sonner-toast]').filter({ hasText: title });
@@ -47,9 +49,7 @@ const editions = [
     typed: '00966 55 987 6543',
     e164: '+966559876543',
     digits: (code: string) => code,
-    // The example numbers are isolated left to right (LRI … PDI), in both editions.
-    invalid:
-      'Enter a mobile number that can receive text messages, such as \u2066050 123 4567\u2069 or \u2066+966 50 123 4567\u2069.',
+    invalid: `Enter a mobile number that can receive text messages, such as ${n('050 123 4567')} or ${n('+966 50 123 4567')}.`,
     wait: /^You can ask for a new code in \d+ s\.$/,
     added: 'Phone number added',
   },
@@ -60,8 +60,7 @@ const editions = [
     typed: '٠٥٠ ١٢٣ ٤٥٦٧',
     e164: '+966501234567',
     digits: arabic,
-    invalid:
-      'أدخل رقم جوال يستقبل الرسائل النصية، مثل \u2066050 123 4567\u2069 أو \u2066+966 50 123 4567\u2069.',
+    invalid: `أدخل رقم جوال يستقبل الرسائل النصية، مثل ${n('050 123 4567')} أو ${n('+966 50 123 4567')}.`,
     wait: /^يمكنك طلب رمز جديد بعد \d+ ثانية\.$/,
     added: 'أُضيف رقم الجوال',
   },
@@ -86,6 +85,22 @@ async function signInWithPassword(p: Page, email: string): Promise<void> {
   await p.locator('input[name=email]').fill(email);
   await p.locator('input[name=password]').fill(PASSWORD);
   await p.locator('button[type=submit]').click();
+}
+
+/** Whether these substrings of an element's text are laid out from left to right on the screen. */
+async function groupsLeftToRight(element: Locator, groups: string[]): Promise<boolean> {
+  return element.evaluate((el, parts) => {
+    const node = el.firstChild as Text;
+    const text = node.data;
+    const lefts = parts.map((part) => {
+      const range = document.createRange();
+      const start = text.indexOf(part);
+      range.setStart(node, start);
+      range.setEnd(node, start + part.length);
+      return range.getBoundingClientRect().left;
+    });
+    return lefts.every((left, i) => i === 0 || left > (lefts[i - 1] as number));
+  }, groups);
 }
 
 async function fieldAttributes(field: Locator) {
@@ -133,6 +148,10 @@ describe('a phone number as the second factor (en, ar)', { timeout: 300_000 }, (
         autocomplete: 'tel',
         dir: 'ltr',
       });
+      // The hint's example numbers read left to right, digit groups in order, inside either edition's text.
+      const hint = add.locator('p').first();
+      expect(await groupsLeftToRight(hint, ['050', '123', '4567'])).toBe(true);
+      expect(await groupsLeftToRight(hint, ['+44', '7911', '123456'])).toBe(true);
       // The phone library is no part of the sign-in page or the account page's load: it comes with
       // the first focus of the number field.
       expect(parserLoads).toEqual([]);

@@ -37,11 +37,12 @@ describe('phoneFactorProblem', () => {
 
 describe('the example numbers', () => {
   it('are filled in isolated left to right, so an Arabic sentence keeps their digit groups in order', () => {
+    const n = (s: string) => `\u2066${s.replaceAll(' ', '\u00a0')}\u2069`;
     expect(phoneInvalid(en.accountPage.mfa.phone)).toBe(
-      'Enter a mobile number that can receive text messages, such as \u2066050 123 4567\u2069 or \u2066+966 50 123 4567\u2069.',
+      `Enter a mobile number that can receive text messages, such as ${n('050 123 4567')} or ${n('+966 50 123 4567')}.`,
     );
     expect(phoneHint(ar.accountPage.mfa.phone)).toBe(
-      'رقم سعودي كما تتصل به (\u2066050 123 4567\u2069)، أو أي رقم جوال مع رمز بلده (\u2066+44 7911 123456\u2069).',
+      `رقم سعودي كما تتصل به (${n('050 123 4567')})، أو أي رقم جوال مع رمز بلده (${n('+44 7911 123456')}).`,
     );
     for (const copy of [en.accountPage.mfa.phone, ar.accountPage.mfa.phone])
       for (const text of [phoneHint(copy), phoneInvalid(copy)]) expect(text).not.toContain('{');

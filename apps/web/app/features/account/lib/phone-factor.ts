@@ -15,9 +15,10 @@ export function loadPhoneParser(): Promise<typeof import('~/lib/phone-number.ts'
 /**
  * A number isolated left to right (LRI … PDI): inside an Arabic sentence, "+966 50 123 4567" keeps
  * its "+" in front and its digit groups in order (the spaces between them would otherwise take the
- * sentence's direction and reverse the groups).
+ * sentence's direction and reverse the groups). Its spaces become no-break spaces: a number is not
+ * split across lines.
  */
-export const ltr = (phone: string) => `\u2066${phone}\u2069`;
+export const ltr = (phone: string) => `\u2066${phone.replace(/ /g, '\u00a0')}\u2069`;
 
 /** The form's hint with its example numbers. */
 export function phoneHint(copy: PhoneCopy): string {

@@ -239,6 +239,11 @@ describe('a phone number as the second factor (en, ar)', { timeout: 300_000 }, (
         autocomplete: 'one-time-code',
       });
       const second = await textedCode(e.e164, 2);
+      // "Text me a new code" at once: the wait in words, the button waiting, nothing texted.
+      await send.click();
+      await poll(() => step.getByTestId('sms-status').textContent()).toMatch(e.wait);
+      expect(await send.isDisabled()).toBe(true);
+      expect(await texts(e.e164)).toHaveLength(2);
       await smsField.pressSequentially(e.digits(second));
       await step.locator('button[type=submit]').click();
       await p.waitForURL(`${product.origin}${e.prefix}/account`);

@@ -10,7 +10,14 @@ describe('parseServiceSettings', () => {
         oidc_provider_name: 'Acme SSO',
         passkeys_enabled: true,
       }),
-    ).toEqual({ providers: ['google', 'github', 'oidc'], oidcName: 'Acme SSO', passkeys: true });
+    ).toEqual({ providers: ['google', 'github', 'oidc'], oidcName: 'Acme SSO', passkeys: true, sms: false });
+  });
+
+  it('offers phone factors only when the service names an SMS provider', () => {
+    expect(parseServiceSettings({ sms_provider: 'unifonic' }).sms).toBe(true);
+    expect(parseServiceSettings({ sms_provider: 'dev' }).sms).toBe(true);
+    for (const odd of [{ sms_provider: '' }, { sms_provider: ' ' }, { sms_provider: true }, {}, null])
+      expect(parseServiceSettings(odd).sms).toBe(false);
   });
 
   it('offers nothing when nothing is enabled, or the answer is not what it should be', () => {
@@ -25,6 +32,6 @@ describe('parseServiceSettings', () => {
       { external: { google: 'true' }, passkeys_enabled: 'true' },
       { passkeys_enabled: 1 },
     ])
-      expect(parseServiceSettings(odd)).toMatchObject({ providers: [], passkeys: false });
+      expect(parseServiceSettings(odd)).toMatchObject({ providers: [], passkeys: false, sms: false });
   });
 });

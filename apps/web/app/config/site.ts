@@ -14,6 +14,13 @@ export const siteConfig = {
   copyrightYear: 2025,
   themeColor: '#0b3d2e',
   city: 'Riyadh',
+  /**
+   * Where a phone number typed without a country code is from (ISO 3166-1 alpha-2): `05x xxx xxxx`
+   * and `5x xxx xxxx` are Saudi mobiles. Numbers elsewhere are typed with `+` or `00`.
+   */
+  phoneCountry: 'SA',
+  /** The numbers the phone form shows as examples: as dialled at home, with the code, and abroad. */
+  phoneExamples: { local: '050 123 4567', international: '+966 50 123 4567', abroad: '+44 7911 123456' },
 } as const;
 
 export type SiteConfig = typeof siteConfig;

@@ -395,6 +395,21 @@ export const en = {
       recoveryInvalid: 'That recovery code is wrong or was already used.',
       recoveryLocked: 'Too many wrong recovery codes. Wait a few minutes, then try again.',
       useApp: 'Use the code from your app instead',
+      useOther: 'Verify another way',
+      /** `{0}`: the last two digits of the factor's number. */
+      smsText: 'We can text a code to your phone number ending in {0}.',
+      smsButton: 'Text me a code',
+      /** `{0}`: the last two digits of the factor's number. */
+      smsSent: 'Enter the 6-digit code we texted to your phone number ending in {0}.',
+      smsCodeLabel: 'Code from the text message',
+      smsCodeFormat: 'Enter the 6 digits from the text message.',
+      smsSubmit: 'Verify code',
+      smsInvalid: 'That code is wrong or has expired. Ask for a new one.',
+      smsResend: 'Text me a new code',
+      smsResent: 'We texted you a new code.',
+      /** `{0}`: seconds left before the service sends another code. */
+      smsWait: 'You can ask for a new code in {0} s.',
+      smsFailed: 'The text message could not be sent. Please try again later.',
     },
   },
   accountPage: {
@@ -474,6 +489,29 @@ export const en = {
       keyAddedTitle: 'Security key added',
       keyAdded: 'Your sign-ins can now use this key as a second step.',
       keyFailed: 'The security key could not be added. Please try again.',
+      phone: {
+        add: 'Add a phone number (SMS)',
+        label: 'Mobile number',
+        /** `{0}`, `{1}`: example numbers (`siteConfig.phoneExamples`: local, abroad). */
+        hint: 'A Saudi number as you dial it ({0}), or any mobile number with its country code ({1}).',
+        /** `{0}`, `{1}`: example numbers (`siteConfig.phoneExamples`: local, international). */
+        invalid: 'Enter a mobile number that can receive text messages, such as {0} or {1}.',
+        disabled: 'This service cannot send text messages, so a phone number cannot be added.',
+        exists: 'This number is already a second factor on your account.',
+        /** `{0}`: the number, in E.164. */
+        sent: 'We texted a 6-digit code to {0}.',
+        codeLabel: 'Code from the text message',
+        codeFormat: 'Enter the 6 digits from the text message.',
+        codeInvalid: 'That code is wrong or has expired. Ask for a new one.',
+        resend: 'Text me a new code',
+        /** `{0}`: the number, in E.164. */
+        resent: 'We texted a new code to {0}.',
+        /** `{0}`: seconds left before the service sends another code. */
+        wait: 'You can ask for a new code in {0} s.',
+        sendFailed: 'The text message could not be sent. Please try again later.',
+        addedTitle: 'Phone number added',
+        added: 'Your sign-ins can now ask for a code by text message.',
+      },
       recovery: {
         heading: 'Recovery codes',
         text: 'If you lose your phone or security key, a recovery code lets you sign in. Each code works once.',

@@ -21,6 +21,9 @@ export const serviceErrorCatalogs: Partial<Record<Locale, ServiceErrorMessages>>
       validation_failed: 'تعذّر قبول البيانات المدخلة. يرجى مراجعتها والمحاولة مرة أخرى.',
       over_request_rate_limit: 'محاولات كثيرة خلال وقت قصير. يرجى الانتظار قليلًا ثم المحاولة مرة أخرى.',
       over_email_send_rate_limit: 'أُرسل عدد كبير من الرسائل إلى هذا البريد. يرجى المحاولة لاحقًا.',
+      over_sms_send_rate_limit:
+        'أُرسلت رسالة نصية إلى هذا الرقم قبل قليل. يرجى الانتظار ثم المحاولة مرة أخرى.',
+      sms_send_failed: 'تعذّر إرسال الرسالة النصية. يرجى المحاولة لاحقًا.',
       service_unavailable: arUnavailable,
       unexpected_failure: arUnavailable,
     },

@@ -23,3 +23,17 @@ export function sixDigitCode(typed: string): string | undefined {
 
 /** The code field's `pattern`: ASCII, Arabic-Indic and Persian digits, so the browser never blocks them. */
 export const CODE_PATTERN = '[0-9\\u0660-\\u0669\\u06F0-\\u06F9 ]*';
+
+// The separators people type or paste inside a phone number (the service's core/digits.ts drops the
+// same): dots, parentheses and dashes, ASCII and Unicode (hyphen to horizontal bar, minus sign).
+const PHONE_SEPARATORS = /[.()\-\u2010-\u2015\u2212]/g;
+
+/**
+ * A typed phone number reduced to an optional leading "+" and ASCII digits (Arabic-Indic and
+ * Persian digits mapped, bidi marks, white space and separators dropped), or undefined when anything
+ * else is left: letters, a "+" inside, mixed digit scripts, other scripts' digits, zero-width spaces.
+ */
+export function asciiPhone(typed: string): string | undefined {
+  const bare = asciiDigits(typed).replace(PHONE_SEPARATORS, '');
+  return /^\+?\d+$/.test(bare) ? bare : undefined;
+}

@@ -3,13 +3,19 @@ import { type FormEvent, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
+import { e164Of } from '~/features/account/lib/phone-factor.ts';
 import { useAction } from '~/features/account/lib/use-action.ts';
 import { isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
+import { useServiceSettings } from '~/features/auth/lib/service-settings.ts';
 import { useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
 import { recoveryCodes } from '~/lib/recovery-codes.ts';
+import { type PhoneEnrolment, PhoneFactorAdd } from './phone-factor-add.tsx';
 import { RecoveryCodesSection } from './recovery-codes-section.tsx';
 import { CodeField, Section, sixDigits } from './section.tsx';
+
+/** The number of a phone factor as the service lists it (auth-js's Factor type has no field for it). */
+const factorPhone = (factor: Factor) => (factor as Factor & { phone?: string }).phone;
 
 /** A TOTP enrolment waiting for its first code: what the QR code and the setup key show. */
 type Enrolment = { id: string; qr: string; secret: string };
@@ -25,8 +31,8 @@ function qrImageSource(qr: string): string {
 
 /**
  * Two-step verification: the current assurance level, the factors (authenticator apps, security
- * keys and passkeys) with their names and state, enrolment of either kind (named at enrolment) and
- * removal. The page is only shown at aal2 when a verified factor exists (a session owing its second
+ * keys and passkeys, phone numbers) with their names and state, enrolment of each kind (named at
+ * enrolment; a phone by its number, offered only when the service can send SMS) and removal. The page is only shown at aal2 when a verified factor exists (a session owing its second
  * factor is sent through the sign-in's second step first), so removing one always has the step-up.
  * The TOTP secret lives in this component's state during the enrolment only: confirmed or cancelled,
  * it leaves the DOM.
@@ -47,6 +53,9 @@ export function MfaSection({
   const action = useAction();
   const ids = { totpName: useId(), keyName: useId(), code: useId() };
   const [enrolment, setEnrolment] = useState<Enrolment | undefined>();
+  const [phoneEnrolment, setPhoneEnrolment] = useState<PhoneEnrolment | undefined>();
+  // Phone factors need the service to text codes (GET /settings' sms_provider).
+  const smsOn = useServiceSettings()?.sms === true;
   const [codeInvalid, setCodeInvalid] = useState(false);
   const busy = action.pending !== undefined;
   // Recovery codes are listed in their own part below, with their own removal rules.
@@ -201,12 +210,20 @@ export function MfaSection({
                   <bdi>{factor.friendly_name || copy.unnamed}</bdi>
                 </p>
                 <p className="text-sm text-muted">
+                  {factor.factor_type === 'phone' && factor.friendly_name !== e164Of(factorPhone(factor)) ? (
+                    <>
+                      <bdi dir="ltr" data-testid="account-factor-phone">
+                        {e164Of(factorPhone(factor))}
+                      </bdi>
+                      {' · '}
+                    </>
+                  ) : null}
                   {copy.types[factor.factor_type as keyof typeof copy.types] ?? factor.factor_type}
                   {' · '}
                   {factor.status === 'verified' ? copy.verified : copy.unverified}
                 </p>
               </div>
-              {factor.id !== enrolment?.id ? (
+              {factor.id !== enrolment?.id && factor.id !== phoneEnrolment?.id ? (
                 <Button variant="outline" size="sm" onClick={() => remove(factor)} disabled={busy}>
                   {action.pending === `remove-${factor.id}` ? m.accountPage.pending : copy.remove}
                 </Button>
@@ -243,7 +260,7 @@ export function MfaSection({
             </div>
           </form>
         </div>
-      ) : (
+      ) : phoneEnrolment ? null : (
         <>
           <form method="post" noValidate onSubmit={onEnrolTotp} className="space-y-3" data-testid="totp-add">
             <Label htmlFor={ids.totpName}>{copy.nameLabel}</Label>
@@ -267,6 +284,17 @@ export function MfaSection({
           </form>
         </>
       )}
+      {smsOn && !enrolment ? (
+        <PhoneFactorAdd
+          auth={auth}
+          user={user}
+          action={action}
+          enrolment={phoneEnrolment}
+          onEnrolment={setPhoneEnrolment}
+          onConfirmed={() => setConfirmed((n) => n + 1)}
+          reload={reload}
+        />
+      ) : null}
     </Section>
   );
 }

@@ -1,6 +1,7 @@
 /**
  * What the auth service has switched on, from `GET /auth/v1/settings`: the third-party providers
- * (`external`, in the order the site shows them), passkeys (`passkeys_enabled`) and CAPTCHA (our
+ * (`external`, in the order the site shows them), passkeys (`passkeys_enabled`), whether it can
+ * text codes (`sms_provider` non-empty, GoTrue's field: phone factors need it) and CAPTCHA (our
  * `captcha: { provider, site_key }`, present only when SECURITY_CAPTCHA_ENABLED). Read once per
  * page after hydration (the prerendered page has neither kind of button, nor the CAPTCHA widget),
  * so a visitor only ever sees buttons that work: none when the service offers none, or when the
@@ -23,6 +24,8 @@ export type ServiceSettings = {
   passkeys: boolean;
   /** Undefined: the service asks for no CAPTCHA token (or names no provider and key the widget can use). */
   captcha: CaptchaSettings | undefined;
+  /** The service can send SMS: a phone number may be added as a second factor. */
+  sms: boolean;
 };
 
 function parseCaptcha(value: unknown): CaptchaSettings | undefined {
@@ -39,6 +42,7 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     oidc_provider_name?: unknown;
     passkeys_enabled?: unknown;
     captcha?: unknown;
+    sms_provider?: unknown;
   };
   const external = s.external ?? {};
   return {
@@ -46,6 +50,7 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     oidcName: typeof s.oidc_provider_name === 'string' ? s.oidc_provider_name : 'OpenID Connect',
     passkeys: s.passkeys_enabled === true,
     captcha: parseCaptcha(s.captcha),
+    sms: typeof s.sms_provider === 'string' && s.sms_provider.trim() !== '',
   };
 }
 

@@ -10,7 +10,12 @@ describe('parseServiceSettings', () => {
         oidc_provider_name: 'Acme SSO',
         passkeys_enabled: true,
       }),
-    ).toEqual({ providers: ['google', 'github', 'oidc'], oidcName: 'Acme SSO', passkeys: true });
+    ).toEqual({
+      providers: ['google', 'github', 'oidc'],
+      oidcName: 'Acme SSO',
+      passkeys: true,
+      emailChangeAsksBoth: true,
+    });
   });
 
   it('offers nothing when nothing is enabled, or the answer is not what it should be', () => {

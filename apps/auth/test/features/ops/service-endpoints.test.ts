@@ -20,6 +20,7 @@ describe('service endpoints', () => {
     expect(await settings.json()).toMatchObject({
       external: { email: true },
       mailer_autoconfirm: false,
+      mailer_secure_email_change_enabled: true,
       disable_signup: false,
       // Off by default (PASSKEY_ENABLED, SMS_AUTOCONFIRM); outside production SMS goes to the dev mailbox.
       passkeys_enabled: false,

@@ -1,6 +1,8 @@
 /**
  * What the auth service has switched on, from `GET /auth/v1/settings`: the third-party providers
- * (`external`, in the order the site shows them) and passkeys (`passkeys_enabled`). Read once per
+ * (`external`, in the order the site shows them), passkeys (`passkeys_enabled`) and whether an
+ * email change is confirmed by both addresses (`mailer_autoconfirm`, and our
+ * `mailer_secure_email_change_enabled`: absent from GoTrue's answer, where its default, on, holds). Read once per
  * page after hydration (the prerendered page has neither kind of button), so a visitor only ever
  * sees buttons that work: none when the service offers none, or when the answer cannot be read.
  */
@@ -11,7 +13,13 @@ import { fetchRuntimeConfig, resolveSupabaseUrl } from '~/lib/runtime-config.ts'
 export const SOCIAL_PROVIDER_ORDER = ['google', 'apple', 'azure', 'github', 'x', 'oidc'] as const;
 export type SocialProvider = (typeof SOCIAL_PROVIDER_ORDER)[number];
 
-export type ServiceSettings = { providers: SocialProvider[]; oidcName: string; passkeys: boolean };
+export type ServiceSettings = {
+  providers: SocialProvider[];
+  oidcName: string;
+  passkeys: boolean;
+  /** An email change needs the current address's link too (secure change, and not autoconfirm). */
+  emailChangeAsksBoth: boolean;
+};
 
 /** Parses the settings answer (anything unexpected: nothing switched on). */
 export function parseServiceSettings(settings: unknown): ServiceSettings {
@@ -19,12 +27,16 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     external?: Record<string, unknown>;
     oidc_provider_name?: unknown;
     passkeys_enabled?: unknown;
+    mailer_autoconfirm?: unknown;
+    mailer_secure_email_change_enabled?: unknown;
   };
   const external = s.external ?? {};
   return {
     providers: SOCIAL_PROVIDER_ORDER.filter((p) => external[p] === true),
     oidcName: typeof s.oidc_provider_name === 'string' ? s.oidc_provider_name : 'OpenID Connect',
     passkeys: s.passkeys_enabled === true,
+    // Under autoconfirm the service (as GoTrue) applies the change on the new address's link alone.
+    emailChangeAsksBoth: s.mailer_secure_email_change_enabled !== false && s.mailer_autoconfirm !== true,
   };
 }
 

@@ -56,18 +56,25 @@ if (!existsSync(join(import.meta.dirname, '..', 'apps', 'web', 'build', 'client'
 const product = await startProduct({ LOG_LEVEL: 'error', MAILER_AUTOCONFIRM: 'true' });
 const browser = await launchBrowser();
 
-/** A signed-in account with a verified authenticator app: its aal2 session. */
+/**
+ * A signed-in account with a verified authenticator app: its aal2 session. Its requests carry the
+ * screenshot browser's user agent: the session is the one that browser then uses ("This device").
+ */
 async function accountWithTotp() {
   const { anonKey } = await (await fetch(`${product.origin}/runtime-config.json`)).json();
+  const probe = await browser.newPage();
+  const userAgent = await probe.evaluate(() => navigator.userAgent);
+  await probe.close();
   const client = createClient(product.origin, anonKey, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: { headers: { 'user-agent': userAgent } },
   });
   const signUp = await client.auth.signUp({
     email: 'amal.alharbi@example.com',
     password: 'Screenshot-Account-48',
   });
   if (signUp.error) throw signUp.error;
-  const enrolled = await client.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'Phone' });
+  const enrolled = await client.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'Pixel 8' });
   if (enrolled.error) throw enrolled.error;
   const code = await generate({ secret: enrolled.data.totp.secret, epoch: Math.floor(Date.now() / 1000) });
   const verified = await client.auth.mfa.challengeAndVerify({ factorId: enrolled.data.id, code });

@@ -401,6 +401,8 @@ export const en = {
     email: {
       heading: 'Email',
       current: 'Current email address',
+      /** An account without one (signed up with a phone number, say). */
+      none: 'No email address yet.',
       newLabel: 'New email address',
       submit: 'Change email',
       same: 'That is already your email address.',

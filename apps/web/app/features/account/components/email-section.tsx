@@ -64,7 +64,11 @@ export function EmailSection({
       <dl className="space-y-2">
         <dt className="text-sm font-semibold">{copy.current}</dt>
         <dd className="text-muted">
-          <bdi data-testid="account-email-address">{user.email}</bdi>
+          {user.email ? (
+            <bdi data-testid="account-email-address">{user.email}</bdi>
+          ) : (
+            <span data-testid="account-email-none">{copy.none}</span>
+          )}
         </dd>
       </dl>
       {user.new_email ? (

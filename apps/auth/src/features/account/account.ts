@@ -110,7 +110,8 @@ export async function exportAccount(
 
 /**
  * DELETE /account: the owner deletes the account. It takes the reauthentication nonce (GET
- * /reauthenticate: mailed, or texted to a phone-only account) whatever the session's age, and an aal2 session when a verified factor exists.
+ * /reauthenticate: mailed, or texted to a phone-only account) whatever the session's age, and an
+ * aal2 session when a verified factor exists.
  * One transaction spends the nonce, erases the user with everything hanging off it (every device is
  * signed out: its sessions and refresh tokens are gone), keeps the audit trail without personal
  * data, records the deletion and queues the confirmation mail (sent after commit; none without an

@@ -8,7 +8,7 @@ import { emailChangeOutcome, pendingAsksBoth } from '~/features/account/lib/emai
 import { fill } from '~/features/account/lib/password-reasons.ts';
 import { useAction } from '~/features/account/lib/use-action.ts';
 import { credentialLimits, fieldError } from '~/features/auth/lib/credentials-schema.ts';
-import { useServiceSettings } from '~/features/auth/lib/service-settings.ts';
+import { fetchServiceSettings, useServiceSettings } from '~/features/auth/lib/service-settings.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
 import { Section } from './section.tsx';
@@ -51,7 +51,9 @@ export function EmailSection({
       );
       if (error) return action.fail(action.errorText(error));
       form.reset();
-      const outcome = emailChangeOutcome(email, user.email, data.user, asksBoth);
+      // The page's one settings request (shared), awaited: a quick submit must not outrun it.
+      const settings = await fetchServiceSettings().catch(() => undefined);
+      const outcome = emailChangeOutcome(email, user.email, data.user, settings?.emailChangeAsksBoth);
       if (outcome === 'changed') action.succeed(copy.changedTitle, fill(copy.changed, email));
       else if (outcome === 'both') action.succeed(copy.sentTitle, fill(copy.sent, email));
       else action.succeed(copy.sentNewTitle, fill(copy.sentNew, email));

@@ -4,12 +4,19 @@
 //   node bench/site-lighthouse.ts [--runs N] [--pages /,/auth]   (default: 1 run of each of /, /auth,
 //   /ar/, /ar/auth; the median is reported). A run Lighthouse itself reports as broken (e.g. its
 //   NO_NAVSTART trace error on a cold browser) is repeated, up to twice.
+//   Signed-in pages (`--pages /account,/ar/account`) are measured signed in: an account is created
+//   and its session put into the profile's localStorage as supabase-js stores it; before each run the
+//   HTTP cache is cleared and the session stored again, and Lighthouse's own storage reset (which would
+//   sign the visitor out) is skipped for those runs, so they load as cold as the others.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClient, type Session } from '@supabase/supabase-js';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
+import { chromium } from 'playwright-core';
 import { chromiumFlags, chromiumPath } from '../e2e/support/chromium.ts';
 import { startProduct } from '../e2e/support/product.ts';
+import { storeSession } from '../e2e/support/stored-session.ts';
 
 const argument = (name: string) => {
   const index = process.argv.indexOf(name);
@@ -19,6 +26,9 @@ const argument = (name: string) => {
 const pages = (argument('--pages') ?? '/,/auth,/ar/,/ar/auth').split(',');
 const runs = Number(argument('--runs') ?? 1);
 const homeBudgetBytes = 14 * 1024;
+/** Pages that need a session (they send a signed-out visitor to sign in). */
+const signedInPages = new Set(['/account', '/ar/account']);
+const needsSession = pages.some((p) => signedInPages.has(p));
 
 type PageResult = {
   path: string;
@@ -35,8 +45,42 @@ type PageResult = {
   htmlGzipBytes: number;
 };
 
-const product = await startProduct({ LOG_LEVEL: 'error' });
+// Autoconfirm only for the signed-in pages' account (a sign-up then returns its session); the public
+// pages do not depend on it.
+const product = await startProduct({
+  LOG_LEVEL: 'error',
+  ...(needsSession ? { MAILER_AUTOCONFIRM: 'true' } : {}),
+});
 const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: chromiumFlags });
+
+let session: Session | undefined;
+if (needsSession) {
+  const config = (await (await fetch(`${product.origin}/runtime-config.json`)).json()) as { anonKey: string };
+  const client = createClient(product.origin, config.anonKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+  });
+  const { data, error } = await client.auth.signUp({
+    email: `lighthouse-${Date.now()}@example.com`,
+    password: 'Lighthouse-Bench-Pass-57',
+  });
+  if (error || !data.session) throw new Error(`could not create the bench account: ${error?.message}`);
+  session = data.session;
+}
+
+/** A cold HTTP cache and the session in storage, through a second connection to the same Chromium. */
+async function prepareSignedIn(): Promise<void> {
+  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${chrome.port}`);
+  try {
+    const context = browser.contexts()[0] ?? (await browser.newContext());
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.clearBrowserCache');
+    await storeSession(page, product.origin, session as Session);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+}
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -53,7 +97,9 @@ try {
     const samples: PageResult[] = [];
     for (let i = 0; i < runs; i++) {
       let result: Awaited<ReturnType<typeof lighthouse>>;
+      const signedIn = signedInPages.has(path);
       for (let attempt = 1; ; attempt++) {
+        if (signedIn) await prepareSignedIn();
         result = await lighthouse(`${product.origin}${path}`, {
           port: chrome.port,
           output: 'json',
@@ -61,6 +107,7 @@ try {
           onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'],
           formFactor: 'mobile',
           throttlingMethod: 'simulate',
+          disableStorageReset: signedIn,
         });
         const runtimeError = result?.lhr.runtimeError;
         if (!runtimeError || attempt === 3) break;
@@ -72,6 +119,14 @@ try {
         writeFileSync(`/tmp/lhr${path.replace(/\//g, '_')}.json`, JSON.stringify(result.lhr));
       const items =
         (audits['network-requests']?.details as { items?: Array<Record<string, unknown>> })?.items ?? [];
+      // A signed-in page that lost its session would measure the redirect to sign in instead.
+      if (
+        signedIn &&
+        !items.some(
+          (item) => String(item.url).includes('/auth/v1/account/sessions') && item.statusCode === 200,
+        )
+      )
+        throw new Error(`${path} was not measured signed in (no GET /account/sessions answered 200)`);
       const scriptBytes = items
         .filter((item) => item.resourceType === 'Script')
         .reduce((sum, item) => sum + Number(item.transferSize ?? 0), 0);
@@ -116,10 +171,12 @@ try {
 }
 
 console.log(`\nLighthouse 13.5.0, mobile, simulated throttling, ${runs} run(s) per page (median)\n`);
-console.log('page      perf a11y  bp  seo   FCP ms  LCP ms  TBT ms  CLS    script B  HTML br B  HTML gz B');
+console.log(
+  'page         perf a11y  bp  seo   FCP ms  LCP ms  TBT ms  CLS    script B  HTML br B  HTML gz B',
+);
 for (const r of results) {
   console.log(
-    `${r.path.padEnd(9)} ${String(r.performance).padStart(4)} ${String(r.accessibility).padStart(4)} ${String(r.bestPractices).padStart(3)} ${String(r.seo).padStart(4)} ${String(r.fcpMs).padStart(8)} ${String(r.lcpMs).padStart(7)} ${String(r.tbtMs).padStart(7)}  ${r.cls.toFixed(3)} ${String(r.scriptBytes).padStart(9)} ${String(r.htmlBrotliBytes).padStart(10)} ${String(r.htmlGzipBytes).padStart(10)}`,
+    `${r.path.padEnd(12)} ${String(r.performance).padStart(4)} ${String(r.accessibility).padStart(4)} ${String(r.bestPractices).padStart(3)} ${String(r.seo).padStart(4)} ${String(r.fcpMs).padStart(8)} ${String(r.lcpMs).padStart(7)} ${String(r.tbtMs).padStart(7)}  ${r.cls.toFixed(3)} ${String(r.scriptBytes).padStart(9)} ${String(r.htmlBrotliBytes).padStart(10)} ${String(r.htmlGzipBytes).padStart(10)}`,
   );
 }
 const budgetOk = results.every(

@@ -2,7 +2,9 @@
 // the signed-out redirect and the way back, the nav's email link, the email change (both links),
 // the password change with the emailed reauthentication code, TOTP enrolment and removal (codes
 // computed here), a WebAuthn key (CDP virtual authenticator), signing out the other devices, the
-// data export and the deletion of the account, and axe on the signed-in page.
+// data export and the deletion of the account, and axe on the signed-in page. A phone-only account
+// (signed in by a stored session: the sign-in page takes email addresses) is texted its code; under
+// MAILER_AUTOCONFIRM an email change asks the new inbox only, and the page says so.
 //
 // The service runs in this process (startServer, what the product's entry runs, serving the built
 // site) rather than as a child: the password change needs a session over 24 h old, which the test
@@ -10,15 +12,17 @@
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { createClient } from '@supabase/supabase-js';
-import { sql } from 'drizzle-orm';
+import { and, eq, like, sql } from 'drizzle-orm';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../apps/auth/src/config.ts';
+import { type Config, loadConfig } from '../apps/auth/src/config.ts';
+import { mailOutbox } from '../apps/auth/src/db/schema.ts';
 import { createLogger } from '../apps/auth/src/logger.ts';
 import { type RunningServer, startServer } from '../apps/auth/src/main.ts';
 import { startSmtpInbox } from '../apps/auth/test/support/smtp-inbox.ts';
 import { desktop, launchBrowser, mobile, recordConsole } from './support/browser.ts';
+import { storeSession } from './support/stored-session.ts';
 import { addVirtualAuthenticator } from './support/virtual-authenticator.ts';
 
 const PASSWORD = 'Account-Page-e2e-91';
@@ -28,11 +32,12 @@ let smtp: Awaited<ReturnType<typeof startSmtpInbox>>;
 let server: RunningServer;
 let origin: string;
 let anonKey: string;
+let config: Config;
 let browser: Browser;
 
 beforeAll(async () => {
   smtp = await startSmtpInbox();
-  const config = loadConfig({
+  config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
     DATA_DIR: 'memory://',
@@ -42,6 +47,12 @@ beforeAll(async () => {
     RATE_LIMIT_OTP_PER_IP: '1000',
     RATE_LIMIT_EMAIL_PER_ADDRESS: '1000',
     RATE_LIMIT_EMAIL_SENT: '1000',
+    // Phone + password accounts, confirmed at once, texted through the development sender.
+    EXTERNAL_PHONE_ENABLED: 'true',
+    SMS_PROVIDER: 'dev',
+    SMS_AUTOCONFIRM: 'true',
+    SMS_MAX_FREQUENCY: '0',
+    RATE_LIMIT_SMS_SENT: '1000',
     LOG_LEVEL: 'silent',
   });
   [server, browser] = await Promise.all([
@@ -88,6 +99,9 @@ const editions = [
     othersOut: 'Other devices signed out',
     exported: 'Download ready',
     deleted: 'Account deleted',
+    emailed: 'We emailed you a 6-digit code',
+    texted: 'We texted you a 6-digit code',
+    emailSentNew: 'Check your new inbox',
   },
   {
     locale: 'ar',
@@ -102,6 +116,9 @@ const editions = [
     othersOut: 'سُجّل خروج الأجهزة الأخرى',
     exported: 'التنزيل جاهز',
     deleted: 'حُذف الحساب',
+    emailed: 'أرسلنا إلى بريدك رمزًا',
+    texted: 'أرسلنا إليك رسالة نصية',
+    emailSentNew: 'تحقق من بريدك الجديد',
   },
 ] as const;
 type Edition = (typeof editions)[number];
@@ -207,6 +224,7 @@ describe('the account page', { timeout: 240_000 }, () => {
       await section.locator('input[name=password]').fill(newPassword);
       await section.locator('button[type=submit]').click();
       await page.getByTestId('password-code-step').waitFor();
+      expect(await page.getByTestId('password-code-text').textContent()).toContain(e.emailed);
       const codeMail = await smtp.next(email, { predicate: isCodeMail, timeoutMs: 15_000 });
       expect(await storage(page)).not.toContain(newPassword);
       await section.locator('input[name=code]').fill(codeMail.code as string);
@@ -338,6 +356,7 @@ describe('the account page', { timeout: 240_000 }, () => {
       await toast(page, e.exported).waitFor();
       await data.getByRole('button').last().click();
       await page.getByTestId('delete-code-step').waitFor();
+      expect(await page.getByTestId('delete-code-text').textContent()).toContain(e.emailed);
       const codeMail = await smtp.next(email, { predicate: isCodeMail, timeoutMs: 15_000 });
       await data.locator('input[name=code]').fill(codeMail.code as string);
       await data.locator('button[type=submit]').click();
@@ -351,6 +370,82 @@ describe('the account page', { timeout: 240_000 }, () => {
       expect(confirmation.links).toEqual([]);
       expect((await node().auth.signUp({ email, password: PASSWORD })).error).toBeNull();
       await context.close();
+    }
+  });
+
+  it('a phone-only account is texted its code: the page says so, and the texted code deletes the account (en, ar)', async () => {
+    for (const [i, e] of editions.entries()) {
+      const phone = `+1558${String(Date.now() % 1_000_000).padStart(6, '0')}${i}`;
+      const { data, error } = await node().auth.signUp({ phone, password: PASSWORD });
+      expect(error).toBeNull();
+      const { context, page } = await newPage();
+      const log = recordConsole(page);
+      await storeSession(page, origin, data.session as NonNullable<typeof data.session>);
+      await page.goto(`${origin}${e.prefix}/account`);
+      const section = page.getByTestId('account-data');
+      await section.waitFor();
+      // No address to show: the page says there is none, rather than an empty line.
+      await page.getByTestId('account-email-none').waitFor();
+      await section.getByRole('button').last().click();
+      await page.getByTestId('delete-code-step').waitFor();
+      expect(await page.getByTestId('delete-code-text').textContent()).toContain(e.texted);
+      // The development SMS sender writes the text to the outbox.
+      const text = async () => {
+        const rows = await server.deps.db
+          .select()
+          .from(mailOutbox)
+          .where(and(eq(mailOutbox.toAddress, phone), like(mailOutbox.subject, 'SMS to %')));
+        // The message after its "SMS to +…" heading line (the number has digits too).
+        return rows.map((r) => r.text.split('\n\n').slice(1).join(' ').match(/\d{6}/)?.[0]).find(Boolean);
+      };
+      await poll(text).toBeDefined();
+      await section.locator('input[name=code]').fill((await text()) as string);
+      await section.locator('button[type=submit]').click();
+      await page.waitForURL(`${origin}${e.prefix}/`);
+      await toast(page, e.deleted).waitFor();
+      expect(await storage(page)).not.toMatch(/auth-token/);
+      expect((await node().auth.signInWithPassword({ phone, password: PASSWORD })).error?.code).toBe(
+        'invalid_credentials',
+      );
+      expect(log.errors).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('under MAILER_AUTOCONFIRM an email change asks the new inbox only, and the page says so (en, ar)', async () => {
+    // Accounts first: their confirmation links are mailed only with autoconfirm off.
+    const emails: string[] = [];
+    for (const e of editions) emails.push(await account(`acct-auto-${e.locale}`));
+    // The service reads its config per request: the switch applies to what follows.
+    config.MAILER_AUTOCONFIRM = true;
+    try {
+      for (const [i, e] of editions.entries()) {
+        const email = emails[i] as string;
+        const next = newEmail(`acct-auto-new-${e.locale}`);
+        const { context, page } = await newPage();
+        await signInToAccount(page, e, email);
+        const section = page.getByTestId('account-email');
+        await section.locator('input[name=email]').fill(next);
+        await section.locator('button[type=submit]').click();
+        await toast(page, e.emailSentNew).waitFor();
+        await poll(() => page.getByTestId('account-email-pending').textContent()).toContain(next);
+        const mail = await smtp.next(next, {
+          predicate: (m) => m.links.some((l) => l.includes('type=email_change')),
+          timeoutMs: 15_000,
+        });
+        // Only the new address was asked: its one link applies the change.
+        expect(
+          smtp.all().filter((m) => m.to === email && m.links.some((l) => l.includes('type=email_change'))),
+        ).toEqual([]);
+        const link = mail.links.find((l) => l.includes('/auth/v1/verify?')) as string;
+        expect((await fetch(link, { redirect: 'manual' })).status).toBe(303);
+        await page.reload();
+        await poll(() => page.getByTestId('account-email-address').textContent()).toBe(next);
+        await poll(() => page.getByTestId('account-email-pending').count()).toBe(0);
+        await context.close();
+      }
+    } finally {
+      config.MAILER_AUTOCONFIRM = false;
     }
   });
 

@@ -10,7 +10,13 @@ describe('parseServiceSettings', () => {
         oidc_provider_name: 'Acme SSO',
         passkeys_enabled: true,
       }),
-    ).toEqual({ providers: ['google', 'github', 'oidc'], oidcName: 'Acme SSO', passkeys: true, sms: false });
+    ).toEqual({
+      providers: ['google', 'github', 'oidc'],
+      oidcName: 'Acme SSO',
+      passkeys: true,
+      sms: false,
+      emailChangeAsksBoth: true,
+    });
   });
 
   it('offers phone factors only when the service names an SMS provider', () => {

@@ -422,25 +422,45 @@ export const en = {
     email: {
       heading: 'Email',
       current: 'Current email address',
+      /** An account without one (signed up with a phone number, say). */
+      none: 'No email address yet.',
       newLabel: 'New email address',
       submit: 'Change email',
       same: 'That is already your email address.',
       /** `{0}`: the new address. */
       pendingChange: 'A change to {0} is waiting: open the links we sent to both addresses to finish it.',
+      /** `{0}`: the new address. When only the new address confirms (see lib/email-change.ts). */
+      pendingChangeNew: 'A change to {0} is waiting: open the link we sent to it to finish it.',
       sentTitle: 'Check both inboxes',
       /** `{0}`: the new address. */
       sent: 'We sent a confirmation link to your current address and to {0}. Your email changes once both links are opened.',
+      sentNewTitle: 'Check your new inbox',
+      /** `{0}`: the new address. */
+      sentNew: 'We sent a confirmation link to {0}. Your email changes once it is opened.',
+      changedTitle: 'Email changed',
+      /** `{0}`: the new address, already in use. */
+      changed: 'Your account now uses {0}.',
+    },
+    /** The reauthentication code's step, by where the service sent it (lib/reauthentication.ts). */
+    reauthCode: {
+      email: {
+        text: 'We emailed you a 6-digit code. Enter it to confirm it is you.',
+        format: 'Enter the 6 digits from the email.',
+        resend: 'Email me a new code',
+      },
+      sms: {
+        text: 'We texted you a 6-digit code. Enter it to confirm it is you.',
+        format: 'Enter the 6 digits from the text message.',
+        resend: 'Text me a new code',
+      },
     },
     password: {
       heading: 'Password',
       newLabel: 'New password',
       submit: 'Change password',
-      codeText: 'To confirm it is you, enter the 6-digit code we just emailed you.',
       codeLabel: 'Confirmation code',
       codeSubmit: 'Confirm new password',
-      codeFormat: 'Enter the 6 digits from the email.',
       codeInvalid: 'That code is wrong or has expired. Ask for a new one.',
-      resend: 'Email me a new code',
       changedTitle: 'Password changed',
       changed: 'Your new password is saved. Your other devices were signed out.',
       same: 'Your new password must be different from the current one.',
@@ -554,10 +574,11 @@ export const en = {
       deleteText:
         'This deletes your account, its sign-in methods and second factors, and signs out every device. It cannot be undone.',
       deleteStart: 'Delete my account',
-      deleteCodeText: 'To confirm, enter the 6-digit code we just emailed you.',
       deleteConfirm: 'Delete my account permanently',
       deletedTitle: 'Account deleted',
       deleted: 'Your account is deleted and every device is signed out. We sent a confirmation email.',
+      /** An account without an email address: no confirmation is sent. */
+      deletedNoEmail: 'Your account is deleted and every device is signed out.',
     },
   },
   // The privacy notice (/privacy): short, PDPL-minded. Its version is the service's

@@ -3,17 +3,20 @@
 // what phishing looks like, and Saudi sender registrations refuse them.
 import type { MailLocale } from '../mail/locale.ts';
 
-export type CodePurpose = 'sign_in' | 'phone_change' | 'mfa';
+export type CodePurpose = 'sign_in' | 'phone_change' | 'mfa' | 'reauthentication';
 
 const english: Record<CodePurpose, string> = {
   sign_in: 'sign-in code',
   phone_change: 'code to confirm your new number',
   mfa: 'verification code',
+  // GET /reauthenticate for an account with a phone and no email: a password change or a deletion.
+  reauthentication: 'code to confirm it is you',
 };
 const arabic: Record<CodePurpose, string> = {
   sign_in: 'رمز الدخول',
   phone_change: 'رمز تأكيد رقمك الجديد',
   mfa: 'رمز التحقق',
+  reauthentication: 'رمز تأكيد هويتك',
 };
 
 export function codeText(locale: MailLocale, code: string, purpose: CodePurpose, minutes: number): string {

@@ -95,7 +95,7 @@ export function accountEndpoints(deps: Deps): Endpoint[] {
       access: 'user',
       extension: true,
       summary:
-        'Deletes the signed-in account (nonce of GET /reauthenticate; aal2 when a factor is verified): user, identities, factors, sessions and tokens in one transaction, audit kept without personal data, a confirmation mailed',
+        'Deletes the signed-in account (nonce of GET /reauthenticate; aal2 when a factor is verified): user, identities, factors, sessions and tokens in one transaction, audit kept without personal data, a confirmation mailed (when the account has an email)',
       body: deleteAccountBody,
       responses: {
         204: 'Deleted; every session is over',

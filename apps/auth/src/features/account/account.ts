@@ -108,11 +108,13 @@ export async function exportAccount(
 }
 
 /**
- * DELETE /account: the owner deletes the account. It takes the emailed reauthentication nonce (GET
- * /reauthenticate) whatever the session's age, and an aal2 session when a verified factor exists.
+ * DELETE /account: the owner deletes the account. It takes the reauthentication nonce (GET
+ * /reauthenticate: mailed, or texted to a phone-only account) whatever the session's age, and an
+ * aal2 session when a verified factor exists.
  * One transaction spends the nonce, erases the user with everything hanging off it (every device is
  * signed out: its sessions and refresh tokens are gone), keeps the audit trail without personal
- * data, records the deletion and queues the confirmation mail (sent after commit).
+ * data, records the deletion and queues the confirmation mail (sent after commit; none without an
+ * email address).
  */
 export async function deleteAccount(
   deps: Deps,
@@ -123,7 +125,6 @@ export async function deleteAccount(
 ): Promise<void> {
   const { factors } = await loadUserRelations(deps.db, user.id);
   if (session.aal !== 'aal2' && hasVerifiedFactor(factors)) throw new AuthError('insufficient_aal');
-  if (!user.email) throw new AuthError('validation_failed', 'Deleting an account requires an email address');
   await enforceOtpIpLimit(deps, meta.ip);
   await checkNonceGiven(deps, user, nonce);
   const email = user.email;
@@ -135,10 +136,11 @@ export async function deleteAccount(
     if (!(await eraseAccount(tx, user.id))) throw new AuthError('user_not_found');
     // No IP: the row outlives the account and must not identify its owner.
     await audit(tx, 'user_deleted', user.id, null, { by: 'self' });
-    // Not tied to the (deleted) user id: nothing else refers to this row, it is sent and swept.
+    // Not tied to the (deleted) user id: nothing else refers to this row, it is sent and swept. A
+    // phone-only account has no address to confirm to (queueSecurityNotice skips it; SMS carries codes only).
     await queueSecurityNotice(deps, tx, { ...locked, email }, 'account_deleted', { accountGone: true });
   });
-  deps.mail.kick();
+  if (email) deps.mail.kick();
 }
 
 /**

@@ -37,6 +37,9 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
             : {}),
           disable_signup: deps.config.DISABLE_SIGNUP,
           mailer_autoconfirm: deps.config.MAILER_AUTOCONFIRM,
+          // Not GoTrue's: whether an email change also asks the current address (the account page
+          // says which inboxes to check). Its name is the setting's, as Supabase's config API spells it.
+          mailer_secure_email_change_enabled: deps.config.MAILER_SECURE_EMAIL_CHANGE_ENABLED,
           phone_autoconfirm: deps.config.phone.autoconfirm,
           // GoTrue names the configured provider; '' when codes cannot be sent.
           sms_provider: deps.config.mfa.smsProvider === 'none' ? '' : deps.config.mfa.smsProvider,

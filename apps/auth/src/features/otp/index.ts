@@ -1,5 +1,5 @@
 // What other features may use of the OTP capability: /verify checks phone codes here; sign-up,
-// /resend and the user update send them.
+// /resend, the user update and reauthentication send them.
 export {
   assertPhoneEnabled,
   enforcePhoneFloor,
@@ -8,6 +8,7 @@ export {
   requestPhoneChange,
   resendPhoneCode,
   sendPhoneCode,
+  type TextedCodeType,
   unsentMessageId,
   verifyPhoneOtp,
 } from './phone.ts';

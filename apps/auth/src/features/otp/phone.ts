@@ -13,7 +13,7 @@ import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
 import { parsePhone } from '../../core/phone.ts';
 import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
-import { codeText } from '../../core/sms/message-text.ts';
+import { type CodePurpose, codeText } from '../../core/sms/message-text.ts';
 import { userJson } from '../../core/user-json.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
@@ -32,6 +32,14 @@ import { AuthError } from '../../errors.ts';
 import { mayCreateOtpAccount } from './unknown-account.ts';
 
 export type PhoneCodeType = 'sms' | 'phone_change';
+/** What a code can be texted for: the two /verify types, and GET /reauthenticate's nonce. */
+export type TextedCodeType = PhoneCodeType | 'reauthentication';
+
+const purposeOf: Record<TextedCodeType, CodePurpose> = {
+  sms: 'sign_in',
+  phone_change: 'phone_change',
+  reauthentication: 'reauthentication',
+};
 
 const INVALID_CHANNEL = "Invalid channel, supported values are 'sms' or 'whatsapp'";
 
@@ -71,13 +79,14 @@ export function unsentMessageId(deps: Deps, phone: string): string {
 /**
  * Texts a fresh 6-digit code of `type` to `phone` for this account, replacing any earlier one of
  * that type (one live code each), valid SMS_OTP_EXP seconds. Test numbers (SMS_TEST_OTP) get
- * nothing stored or sent: their fixed code is checked at /verify (GoTrue's rule).
+ * nothing stored or sent: their fixed code is checked at /verify, or taken as the reauthentication
+ * nonce (GoTrue's rule).
  */
 export async function sendPhoneCode(
   deps: Deps,
   userId: string,
   phone: string,
-  type: PhoneCodeType,
+  type: TextedCodeType,
   /** For the send-SMS hook (core/hooks): the user as GoTrue's JSON, and the caller's IP. */
   hook?: { user?: Record<string, unknown>; ip?: string },
   /** The channel asked for, and what the message's language is chosen by (core/mail/locale.ts). */
@@ -105,7 +114,7 @@ export async function sendPhoneCode(
   try {
     return await deps.sms.send({
       to: `+${phone}`,
-      body: codeText(locale, code, type === 'phone_change' ? 'phone_change' : 'sign_in', minutes),
+      body: codeText(locale, code, purposeOf[type], minutes),
       kind: 'phone_otp',
       channel: delivery.channel ?? 'sms',
       code,
@@ -115,7 +124,8 @@ export async function sendPhoneCode(
       hook: {
         otp: code,
         userId,
-        ...(type === 'phone_change' ? { smsType: 'phone_change' } : {}),
+        // GoTrue's sms_type for the two it names (a sign-in code carries none here).
+        ...(type === 'sms' ? {} : { smsType: type }),
         ...hook,
       },
     });

@@ -8,11 +8,16 @@ export function reauthenticateEndpoints(deps: Deps): Endpoint[] {
       method: 'get',
       path: '/reauthenticate',
       access: 'user',
-      summary: 'Mails the signed-in user a 6-digit nonce for a password change (PUT /user {password, nonce})',
-      responses: { 200: '{}', 429: 'over_email_send_rate_limit' },
+      summary:
+        'Sends the signed-in user a 6-digit nonce for a password change (PUT /user {password, nonce}) or DELETE /account: by mail, or by SMS to an account with a phone and no email',
+      responses: {
+        200: '{} (by mail), or {message_id} (by SMS)',
+        422: 'phone_not_confirmed',
+        429: 'over_email_send_rate_limit, over_sms_send_rate_limit',
+      },
       handler: async (c) => {
-        await requestReauthentication(deps, c.get('auth').user, c.get('meta'));
-        return c.json({});
+        const { messageId } = await requestReauthentication(deps, c.get('auth').user, c.get('meta'));
+        return c.json(messageId ? { message_id: messageId } : {});
       },
     }),
   ];

@@ -22,6 +22,7 @@ describe('service endpoints', () => {
     expect(settings).toMatchObject({
       external: { email: true },
       mailer_autoconfirm: false,
+      mailer_secure_email_change_enabled: true,
       disable_signup: false,
       // Off by default (PASSKEY_ENABLED, SMS_AUTOCONFIRM); outside production SMS goes to the dev mailbox.
       passkeys_enabled: false,

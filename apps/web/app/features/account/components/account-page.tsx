@@ -43,7 +43,7 @@ export function AccountPage() {
           {state.status === 'ready' && auth ? (
             <>
               <EmailSection auth={auth} user={state.user} reload={reload} />
-              <PasswordSection auth={auth} />
+              <PasswordSection auth={auth} user={state.user} />
               <MfaSection auth={auth} user={state.user} aal={state.aal} reload={reload} />
               <DevicesSection auth={auth} accessToken={state.session.access_token} />
               <DataSection

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { Button } from '~/components/ui/button.tsx';
 import { paths } from '~/config/paths.ts';
 import { deleteAccount, fetchExport } from '~/features/account/lib/account-api.ts';
+import { reauthenticationChannel } from '~/features/account/lib/reauthentication.ts';
 import { useAction } from '~/features/account/lib/use-action.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
@@ -12,8 +13,9 @@ import { CodeField, Section, sixDigits } from './section.tsx';
 
 /**
  * "Your data": the export (GET /account/export, saved as a JSON file) and the deletion of the
- * account (DELETE /account): the emailed reauthentication code first, then the deletion, which ends
- * every session; this browser then forgets its own and goes home.
+ * account (DELETE /account): the reauthentication code first (emailed, or texted to an account with
+ * a phone and no email), then the deletion, which ends every session; this browser then forgets its
+ * own and goes home.
  */
 export function DataSection({
   auth,
@@ -28,6 +30,7 @@ export function DataSection({
   const locale = useLocale();
   const navigate = useNavigate();
   const copy = m.accountPage.data;
+  const codeCopy = m.accountPage.reauthCode[reauthenticationChannel(session.user)];
   const action = useAction();
   const codeId = useId();
   const [askCode, setAskCode] = useState(false);
@@ -57,7 +60,7 @@ export function DataSection({
     event.preventDefault();
     const form = event.currentTarget;
     const nonce = sixDigits(form);
-    if (!nonce) return action.fail(m.accountPage.password.codeFormat);
+    if (!nonce) return action.fail(codeCopy.format);
     void action.run('delete', async () => {
       form.reset();
       try {
@@ -73,7 +76,7 @@ export function DataSection({
       onDeleted();
       // The service has ended every session; this browser forgets its own.
       await auth.signOut({ scope: 'local' });
-      notifySuccess(copy.deletedTitle, copy.deleted);
+      notifySuccess(copy.deletedTitle, session.user.email ? copy.deleted : copy.deletedNoEmail);
       navigate(paths.home.getHref(locale), { replace: true });
     });
   };
@@ -88,7 +91,9 @@ export function DataSection({
       <p className="text-muted">{copy.deleteText}</p>
       {askCode ? (
         <form method="post" noValidate onSubmit={onCode} className="space-y-5" data-testid="delete-code-step">
-          <p className="text-muted">{copy.deleteCodeText}</p>
+          <p className="text-muted" data-testid="delete-code-text">
+            {codeCopy.text}
+          </p>
           <CodeField id={codeId} label={m.accountPage.password.codeLabel} disabled={busy} />
           <div className="flex items-center gap-3">
             <Button type="submit" variant="solid" disabled={busy}>

@@ -1,8 +1,10 @@
+import type { User } from '@supabase/auth-js';
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { fill, weakPasswordText } from '~/features/account/lib/password-reasons.ts';
+import { reauthenticationChannel } from '~/features/account/lib/reauthentication.ts';
 import { useAction } from '~/features/account/lib/use-action.ts';
 import { credentialLimits, fieldError } from '~/features/auth/lib/credentials-schema.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
@@ -14,14 +16,16 @@ const codeOf = (error: unknown) =>
 
 /**
  * The password change (`updateUser({ password })`). When the service wants proof that the owner is
- * at the keyboard (a session over 24 h old: `reauthentication_needed`), it mails a code
- * (`reauthenticate()`) and the change is sent again with it (`updateUser({ password, nonce })`).
+ * at the keyboard (a session over 24 h old: `reauthentication_needed`), it mails a code, or texts
+ * it to an account with a phone and no email (`reauthenticate()`), and the change is sent again with
+ * it (`updateUser({ password, nonce })`).
  * The new password waits in memory only for that step, and is dropped when it ends.
  */
-export function PasswordSection({ auth }: { auth: AuthClient }) {
+export function PasswordSection({ auth, user }: { auth: AuthClient; user: User }) {
   const m = useMessages();
   const locale = useLocale();
   const copy = m.accountPage.password;
+  const codeCopy = m.accountPage.reauthCode[reauthenticationChannel(user)];
   const action = useAction();
   const ids = { password: useId(), code: useId() };
   const waiting = useRef<string | undefined>(undefined);
@@ -83,7 +87,7 @@ export function PasswordSection({ auth }: { auth: AuthClient }) {
     event.preventDefault();
     const form = event.currentTarget;
     const code = sixDigits(form);
-    if (!code) return action.fail(copy.codeFormat);
+    if (!code) return action.fail(codeCopy.format);
     const password = waiting.current;
     if (!password) return finish();
     void action.run('code', async () => {
@@ -108,14 +112,16 @@ export function PasswordSection({ auth }: { auth: AuthClient }) {
           className="space-y-5"
           data-testid="password-code-step"
         >
-          <p className="text-muted">{copy.codeText}</p>
+          <p className="text-muted" data-testid="password-code-text">
+            {codeCopy.text}
+          </p>
           <CodeField id={ids.code} label={copy.codeLabel} disabled={busy} />
           <div className="flex items-center gap-3">
             <Button type="submit" variant="solid" disabled={busy}>
               {action.pending === 'code' ? m.accountPage.pending : copy.codeSubmit}
             </Button>
             <Button variant="link" size="sm" onClick={resend} disabled={busy}>
-              {action.pending === 'resend' ? m.accountPage.pending : copy.resend}
+              {action.pending === 'resend' ? m.accountPage.pending : codeCopy.resend}
             </Button>
             <Button variant="link" size="sm" onClick={finish} disabled={busy}>
               {m.accountPage.cancel}

@@ -1,11 +1,13 @@
 /**
  * What the auth service has switched on, from `GET /auth/v1/settings`: the third-party providers
  * (`external`, in the order the site shows them), passkeys (`passkeys_enabled`), whether it can
- * text codes (`sms_provider` non-empty, GoTrue's field: phone factors need it) and CAPTCHA (our
- * `captcha: { provider, site_key }`, present only when SECURITY_CAPTCHA_ENABLED). Read once per
- * page after hydration (the prerendered page has neither kind of button, nor the CAPTCHA widget),
- * so a visitor only ever sees buttons that work: none when the service offers none, or when the
- * answer cannot be read.
+ * text codes (`sms_provider` non-empty, GoTrue's field: phone factors need it), CAPTCHA (our
+ * `captcha: { provider, site_key }`, present only when SECURITY_CAPTCHA_ENABLED) and whether an
+ * email change is confirmed by both addresses (`mailer_autoconfirm`, and our
+ * `mailer_secure_email_change_enabled`: absent from GoTrue's answer, where its default, on, holds).
+ * Read once per page after hydration (the prerendered page has neither kind of button, nor the
+ * CAPTCHA widget), so a visitor only ever sees buttons that work: none when the service offers
+ * none, or when the answer cannot be read.
  */
 import { useEffect, useState } from 'react';
 import { useHydrated } from '~/hooks/use-hydrated.ts';
@@ -26,6 +28,8 @@ export type ServiceSettings = {
   captcha: CaptchaSettings | undefined;
   /** The service can send SMS: a phone number may be added as a second factor. */
   sms: boolean;
+  /** An email change needs the current address's link too (secure change, and not autoconfirm). */
+  emailChangeAsksBoth: boolean;
 };
 
 function parseCaptcha(value: unknown): CaptchaSettings | undefined {
@@ -43,6 +47,8 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     passkeys_enabled?: unknown;
     captcha?: unknown;
     sms_provider?: unknown;
+    mailer_autoconfirm?: unknown;
+    mailer_secure_email_change_enabled?: unknown;
   };
   const external = s.external ?? {};
   return {
@@ -51,6 +57,8 @@ export function parseServiceSettings(settings: unknown): ServiceSettings {
     passkeys: s.passkeys_enabled === true,
     captcha: parseCaptcha(s.captcha),
     sms: typeof s.sms_provider === 'string' && s.sms_provider.trim() !== '',
+    // Under autoconfirm the service (as GoTrue) applies the change on the new address's link alone.
+    emailChangeAsksBoth: s.mailer_secure_email_change_enabled !== false && s.mailer_autoconfirm !== true,
   };
 }
 

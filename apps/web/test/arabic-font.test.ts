@@ -80,6 +80,8 @@ describe('Arabic font subset (build time)', () => {
 
   it('switches to Readex from a script that waits for load, the first LCP entry and two frames, then for both files', () => {
     expect(arabicFontScript).toContain('addEventListener("load"');
+    // The fonts' readiness is read after the load event (read in the head it is already settled).
+    expect(arabicFontScript).toContain('{once:!0})).then(()=>d.fonts.ready)');
     expect(arabicFontScript).toContain('l="largest-contentful-paint"');
     expect(arabicFontScript).toContain('d.fonts.load("1em Readex","\u0627 0")');
     expect(arabicFontScript).toContain(`setAttribute("${webFontAttribute}","")`);

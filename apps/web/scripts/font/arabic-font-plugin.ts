@@ -150,10 +150,14 @@ export function fontFaceCss(subsets: Array<Subset & { url: string }>): string {
  * unicode-range), and only once they are in is the attribute set: text is never invisible and the
  * swap is one re-render. If the files fail to load, the page keeps the matched fallback.
  */
+// `document.fonts.ready` is read after the load event, not when this inline script runs: read in the
+// head, before any face has started loading, it is an already-settled promise, so the local fallback
+// faces (loaded asynchronously, the bold one after the regular) could still be loading, and the
+// heading they draw could paint, as a later largest paint, after Readex was asked for.
 export const arabicFontScript =
   `(()=>{const d=document,r=requestAnimationFrame,l="largest-contentful-paint";Promise.all([` +
   `new Promise(s=>{setTimeout(s,3e3);PerformanceObserver.supportedEntryTypes?.includes(l)&&new PerformanceObserver((_,o)=>{o.disconnect();s()}).observe({type:l,buffered:!0})}),` +
-  `new Promise(s=>d.readyState==="complete"?s():addEventListener("load",s,{once:!0})),d.fonts.ready` +
+  `new Promise(s=>d.readyState==="complete"?s():addEventListener("load",s,{once:!0})).then(()=>d.fonts.ready)` +
   `]).then(()=>r(()=>r(()=>setTimeout(()=>d.fonts.load("1em Readex","\u0627 0").then(()=>d.documentElement.setAttribute("${webFontAttribute}",""),()=>{})))))})()`;
 
 export function arabicFontPlugin(): Plugin {

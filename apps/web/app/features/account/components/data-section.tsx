@@ -2,6 +2,7 @@ import type { Session } from '@supabase/auth-js';
 import { type FormEvent, useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Button } from '~/components/ui/button.tsx';
+import { CodeField } from '~/components/ui/code-field.tsx';
 import { paths } from '~/config/paths.ts';
 import { deleteAccount, fetchExport } from '~/features/account/lib/account-api.ts';
 import { reauthenticationChannel } from '~/features/account/lib/reauthentication.ts';
@@ -9,7 +10,7 @@ import { useAction } from '~/features/account/lib/use-action.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
 import { notifySuccess } from '~/lib/notify.ts';
-import { CodeField, Section, sixDigits } from './section.tsx';
+import { Section, sixDigits } from './section.tsx';
 
 /**
  * "Your data": the export (GET /account/export, saved as a JSON file) and the deletion of the

@@ -1,6 +1,7 @@
 import type { Factor, User } from '@supabase/auth-js';
 import { type FormEvent, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
+import { CodeField } from '~/components/ui/code-field.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { e164Of } from '~/features/account/lib/phone-factor.ts';
@@ -12,7 +13,7 @@ import type { AuthClient } from '~/lib/auth-client.ts';
 import { recoveryCodes } from '~/lib/recovery-codes.ts';
 import { type PhoneEnrolment, PhoneFactorAdd } from './phone-factor-add.tsx';
 import { RecoveryCodesSection } from './recovery-codes-section.tsx';
-import { CodeField, Section, sixDigits } from './section.tsx';
+import { Section, sixDigits } from './section.tsx';
 
 /** The number of a phone factor as the service lists it (auth-js's Factor type has no field for it). */
 const factorPhone = (factor: Factor) => (factor as Factor & { phone?: string }).phone;

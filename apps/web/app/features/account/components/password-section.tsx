@@ -1,6 +1,7 @@
 import type { User } from '@supabase/auth-js';
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
+import { CodeField } from '~/components/ui/code-field.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { fill, weakPasswordText } from '~/features/account/lib/password-reasons.ts';
@@ -9,7 +10,7 @@ import { useAction } from '~/features/account/lib/use-action.ts';
 import { credentialLimits, fieldError } from '~/features/auth/lib/credentials-schema.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
-import { CodeField, Section, sixDigits } from './section.tsx';
+import { Section, sixDigits } from './section.tsx';
 
 const codeOf = (error: unknown) =>
   error && typeof error === 'object' && 'code' in error ? (error as { code?: unknown }).code : undefined;

@@ -1,6 +1,7 @@
 import type { Factor, User } from '@supabase/auth-js';
 import { type FormEvent, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
+import { CodeField } from '~/components/ui/code-field.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { PhoneInput } from '~/components/ui/phone-input.tsx';
 import { fill } from '~/features/account/lib/password-reasons.ts';
@@ -18,7 +19,7 @@ import { isSmsFloor, isWrongSecondFactor, smsWaitSeconds } from '~/features/auth
 import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useMessages } from '~/i18n/locale-context.tsx';
 import { type AuthClient, takeRetryAfter } from '~/lib/auth-client.ts';
-import { CodeField, sixDigits } from './section.tsx';
+import { sixDigits } from './section.tsx';
 
 /** A phone factor waiting for the texted code: the factor, its number (E.164) and the live challenge. */
 export type PhoneEnrolment = { id: string; phone: string; challengeId: string };

@@ -1,9 +1,7 @@
 import { type ReactNode, useId } from 'react';
-import { Input } from '~/components/ui/input.tsx';
-import { Label } from '~/components/ui/label.tsx';
 import type { Outcome } from '~/features/account/lib/use-action.ts';
 import { FormMessage } from '~/features/auth/components/auth-card.tsx';
-import { CODE_PATTERN, sixDigitCode } from '~/lib/digits.ts';
+import { sixDigitCode } from '~/lib/digits.ts';
 
 /**
  * One part of the account page: a card with its heading, and its live region, where the outcome of
@@ -44,40 +42,6 @@ export function Section({
         </FormMessage>
       </div>
     </section>
-  );
-}
-
-/** A six-digit code field (authenticator app or emailed code). */
-export function CodeField({
-  id,
-  label,
-  disabled,
-  invalid,
-  describedBy,
-}: {
-  id: string;
-  label: string;
-  disabled: boolean;
-  invalid?: boolean;
-  describedBy?: string;
-}) {
-  return (
-    <div className="space-y-2">
-      <Label htmlFor={id}>{label}</Label>
-      <Input
-        id={id}
-        name="code"
-        dir="ltr"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        pattern={CODE_PATTERN}
-        maxLength={6}
-        required
-        disabled={disabled}
-        aria-invalid={invalid || undefined}
-        aria-describedby={describedBy}
-      />
-    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
+import { CodeField } from '~/components/ui/code-field.tsx';
 import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { FormMessage } from '~/features/auth/components/auth-card.tsx';
@@ -15,7 +16,7 @@ import {
 import { useFocusRequest } from '~/features/auth/lib/use-focus-request.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient, takeRetryAfter } from '~/lib/auth-client.ts';
-import { CODE_PATTERN, sixDigitCode } from '~/lib/digits.ts';
+import { sixDigitCode } from '~/lib/digits.ts';
 import { notifySuccess } from '~/lib/notify.ts';
 import { looksLikeRecoveryCode, recoveryCodes } from '~/lib/recovery-codes.ts';
 
@@ -262,22 +263,13 @@ export function MfaStep() {
       ) : factors?.totp ? (
         <form method="post" noValidate onSubmit={onSubmit} className="space-y-5">
           <p className="text-muted">{copy.text}</p>
-          <div className="space-y-2">
-            <Label htmlFor={ids.code}>{copy.codeLabel}</Label>
-            <Input
-              id={ids.code}
-              name="code"
-              dir="ltr"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern={CODE_PATTERN}
-              maxLength={6}
-              required
-              disabled={busy}
-              aria-invalid={invalid === ids.code || undefined}
-              aria-describedby={invalid === ids.code ? ids.error : undefined}
-            />
-          </div>
+          <CodeField
+            id={ids.code}
+            label={copy.codeLabel}
+            disabled={busy}
+            invalid={invalid === ids.code}
+            describedBy={invalid === ids.code ? ids.error : undefined}
+          />
           <Button type="submit" variant="solid" size="lg" className="w-full" disabled={busy}>
             {busy ? m.auth.pending : copy.submit}
           </Button>
@@ -288,22 +280,14 @@ export function MfaStep() {
           {smsChallenge ? (
             <form method="post" noValidate onSubmit={onSmsSubmit} className="space-y-5">
               <p className="text-muted">{copy.smsSent.replace('{0}', phoneEnding(factors.phone.phone))}</p>
-              <div className="space-y-2">
-                <Label htmlFor={ids.smsCode}>{copy.smsCodeLabel}</Label>
-                <Input
-                  id={ids.smsCode}
-                  name="sms-code"
-                  dir="ltr"
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  pattern={CODE_PATTERN}
-                  maxLength={6}
-                  required
-                  disabled={busy}
-                  aria-invalid={invalid === ids.smsCode || undefined}
-                  aria-describedby={invalid === ids.smsCode ? ids.error : undefined}
-                />
-              </div>
+              <CodeField
+                id={ids.smsCode}
+                name="sms-code"
+                label={copy.smsCodeLabel}
+                disabled={busy}
+                invalid={invalid === ids.smsCode}
+                describedBy={invalid === ids.smsCode ? ids.error : undefined}
+              />
               <Button type="submit" variant="solid" size="lg" className="w-full" disabled={busy}>
                 {busy ? m.auth.pending : copy.smsSubmit}
               </Button>

@@ -12,6 +12,18 @@ import { launchBrowser } from '../e2e/support/browser.ts';
 import { startProduct } from '../e2e/support/product.ts';
 import { storeSession } from '../e2e/support/stored-session.ts';
 
+/** Arabic pages switch to their web font after the largest paint (issue #18): show that face. */
+async function webFontShown(page) {
+  await page
+    .waitForFunction(
+      () => document.documentElement.lang !== 'ar' || document.documentElement.hasAttribute('data-web-font'),
+      null,
+      { timeout: 10_000 },
+    )
+    .catch(() => {});
+  await page.evaluate(() => document.fonts.ready);
+}
+
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(
     'Usage: node scripts/screenshots.mjs\n\nWrites screenshots/<page>-<width>.png of both editions (375 and 1280 px) with Chromium.',
@@ -104,16 +116,7 @@ try {
         .catch(() => {});
       if (name.includes('-link-')) await page.getByTestId('auth-notice').waitFor({ timeout: 10_000 });
       if (name.includes('-reset-')) await page.getByTestId('reset-no-session').waitFor({ timeout: 10_000 });
-      // Arabic pages switch to their web font after the largest paint (issue #18): show that face.
-      await page
-        .waitForFunction(
-          () =>
-            document.documentElement.lang !== 'ar' || document.documentElement.hasAttribute('data-web-font'),
-          null,
-          { timeout: 10_000 },
-        )
-        .catch(() => {});
-      await page.evaluate(() => document.fonts.ready);
+      await webFontShown(page);
       // Below-the-fold sections use content-visibility: auto, which a full-page capture does not
       // render; show them as a visitor who scrolled would see them.
       await page.addStyleTag({ content: '*{content-visibility:visible!important}' });
@@ -130,15 +133,7 @@ try {
       await page.goto(`${product.origin}${path}`);
       await page.getByTestId('account-session').first().waitFor({ timeout: 20_000 });
       await page.getByTestId('account-factor').first().waitFor({ timeout: 20_000 });
-      await page
-        .waitForFunction(
-          () =>
-            document.documentElement.lang !== 'ar' || document.documentElement.hasAttribute('data-web-font'),
-          null,
-          { timeout: 10_000 },
-        )
-        .catch(() => {});
-      await page.evaluate(() => document.fonts.ready);
+      await webFontShown(page);
       const file = join(outDir, `${name}-${width}.png`);
       await page.screenshot({ path: file, fullPage: true });
       console.log(file);

@@ -3,7 +3,7 @@
 import { desc, eq, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
 import { auditLogEntries, mailOutbox, sessions, users } from './schema.ts';
-import type { SessionRow } from './sessions.repo.ts';
+import { deleteUserSessions, type SessionRow } from './sessions.repo.ts';
 
 /** The user's sessions, most recently active first. */
 export async function listUserSessions(db: DbOrTx, userId: string): Promise<SessionRow[]> {
@@ -42,10 +42,9 @@ export async function listUserAuditEvents(
  * was already gone (a concurrent deletion).
  */
 export async function eraseAccount(db: DbOrTx, userId: string): Promise<boolean> {
-  // Lock the sessions first (FOR UPDATE conflicts with the KEY SHARE lock a concurrent refresh's
-  // child-token insert takes on its session), so a refresh in flight either finishes before this
-  // deletion or finds its token gone, never a half-deleted account.
-  await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.userId, userId)).for('update');
+  // Sessions first, in the lock order a concurrent refresh uses (deleteSessionsWhere): a refresh in
+  // flight finishes before this deletion or finds its token gone, never a half-deleted account.
+  await deleteUserSessions(db, userId);
   const deleted = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
   if (deleted.length === 0) return false;
   await db.delete(mailOutbox).where(eq(mailOutbox.userId, userId));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from './client.ts';
 import { type AmrEntry, mfaChallenges, mfaFactors, refreshTokens, sessions } from './schema.ts';
-import type { SessionRow } from './sessions.repo.ts';
+import { deleteSessionsWhere, type SessionRow } from './sessions.repo.ts';
 import type { FactorRow } from './users.repo.ts';
 
 export type ChallengeRow = typeof mfaChallenges.$inferSelect;
@@ -235,11 +235,10 @@ export async function upgradeSession(
     createdAt: s.now,
     updatedAt: s.now,
   });
-  await db
-    .delete(sessions)
-    .where(
-      and(eq(sessions.userId, s.session.userId), ne(sessions.id, s.session.id), eq(sessions.aal, 'aal1')),
-    );
+  await deleteSessionsWhere(
+    db,
+    and(eq(sessions.userId, s.session.userId), ne(sessions.id, s.session.id), eq(sessions.aal, 'aal1')),
+  );
   return row;
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from './client.ts';
 import { hotQuery, rowFromJson } from './hot-query.ts';
 import { type AmrEntry, identities, mfaFactors, refreshTokens, sessions, users } from './schema.ts';
@@ -46,8 +46,21 @@ export async function insertSession(
   return row as SessionRow;
 }
 
+/**
+ * Deletes the sessions `where` selects, their refresh tokens first. The order is the point: a
+ * refresh locks its token and then its session (the child token's foreign key), so deleting the
+ * session first, with its cascade reaching the token last, takes the two locks the other way round
+ * and PostgreSQL kills one of the two transactions as a deadlock (a 500 for the client).
+ */
+export async function deleteSessionsWhere(db: DbOrTx, where: SQL | undefined): Promise<void> {
+  await db
+    .delete(refreshTokens)
+    .where(inArray(refreshTokens.sessionId, db.select({ id: sessions.id }).from(sessions).where(where)));
+  await db.delete(sessions).where(where);
+}
+
 export async function deleteSession(db: DbOrTx, sessionId: string): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.id, sessionId));
+  await deleteSessionsWhere(db, eq(sessions.id, sessionId));
 }
 
 export async function deleteUserSessions(
@@ -55,13 +68,12 @@ export async function deleteUserSessions(
   userId: string,
   exceptSessionId?: string,
 ): Promise<void> {
-  await db
-    .delete(sessions)
-    .where(
-      exceptSessionId
-        ? and(eq(sessions.userId, userId), ne(sessions.id, exceptSessionId))
-        : eq(sessions.userId, userId),
-    );
+  await deleteSessionsWhere(
+    db,
+    exceptSessionId
+      ? and(eq(sessions.userId, userId), ne(sessions.id, exceptSessionId))
+      : eq(sessions.userId, userId),
+  );
 }
 
 export type RefreshLookup = {

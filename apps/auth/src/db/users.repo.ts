@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
-import { identities, mfaFactors, oneTimeTokens, sessions, users } from './schema.ts';
+import { identities, mfaFactors, oneTimeTokens, users } from './schema.ts';
+import { deleteUserSessions } from './sessions.repo.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type IdentityRow = typeof identities.$inferSelect;
@@ -451,8 +452,12 @@ export async function setIdentityAddress(
     });
 }
 
-/** Deletes the user; sessions, refresh tokens, identities, factors and links go with it (cascade). */
+/**
+ * Deletes the user; identities, factors and links go with it (cascade). The sessions go first, in
+ * the lock order a concurrent refresh uses (deleteSessionsWhere).
+ */
 export async function deleteUserById(db: DbOrTx, id: string): Promise<boolean> {
+  await deleteUserSessions(db, id);
   const rows = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
   return rows.length === 1;
 }
@@ -481,7 +486,7 @@ export async function softDeleteUser(db: DbOrTx, id: string, now: Date): Promise
   if (!row) return undefined;
   await db.delete(identities).where(eq(identities.userId, id));
   await db.delete(mfaFactors).where(eq(mfaFactors.userId, id));
-  await db.delete(sessions).where(eq(sessions.userId, id));
+  await deleteUserSessions(db, id);
   await db.delete(oneTimeTokens).where(eq(oneTimeTokens.userId, id));
   return row;
 }

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { createHttpApp } from '../apps/auth/src/app.ts';
 import { loadConfig } from '../apps/auth/src/config.ts';
 import { createLogger } from '../apps/auth/src/logger.ts';
-import { startServer } from '../apps/auth/src/main.ts';
+import { startServer } from '../apps/auth/src/run-service.ts';
 import { createFreshDatabase, postgresReachable } from '../apps/auth/test/support/fresh-database.ts';
 
 const root = new URL('..', import.meta.url).pathname;

@@ -11,21 +11,18 @@
  * Exit code 1 when any 5xx or lost session was seen.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createFreshDatabase } from '../apps/auth/test/support/fresh-database.ts';
+import { emptyRecord, LOAD_ENV, rssMiB, runMixedLoad, seedSessions } from './support/mixed-load.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_DURATION ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
-const ANON = 'sb_publishable_namaa_development_key';
-const PASSWORD = 'bench-load-password';
 
-type Op = 'signin' | 'refresh' | 'user';
 type Instance = { url: string; child: ChildProcess };
 
 async function freePort(): Promise<number> {
@@ -45,18 +42,10 @@ async function startInstance(databaseUrl: string): Promise<Instance> {
       PORT: String(port),
       HOST: '127.0.0.1',
       SITE_URL: `http://127.0.0.1:${port}`,
-      SMTP_URL: 'smtp://127.0.0.1:9', // never used: auto-confirm sends no mail
-      MAIL_FROM: 'no-reply@namaa.example',
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
-      MAILER_AUTOCONFIRM: 'true',
       SITE_DIR: '/nonexistent',
-      // One client IP drives everything: the per-IP and per-account limits would measure themselves.
-      RATE_LIMIT_SIGNIN_PER_IP: '0',
-      RATE_LIMIT_SIGNIN_PER_ACCOUNT: '0',
-      RATE_LIMIT_OTP_PER_IP: '0',
-      RATE_LIMIT_SIGNIN_BACKOFF_AFTER: '0',
-      EMAIL_RESPONSE_FLOOR_MS: '0',
+      ...LOAD_ENV,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -73,29 +62,11 @@ async function startInstance(databaseUrl: string): Promise<Instance> {
   throw new Error('instance did not start');
 }
 
-function rssMiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-}
-
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return 0;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
 };
-
-async function call(url: string, path: string, init: { method: string; body?: unknown; token?: string }) {
-  const headers: Record<string, string> = { apikey: ANON };
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  const res = await fetch(`${url}/auth/v1${path}`, {
-    method: init.method,
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: () => JSON.parse(text) as Record<string, string> };
-}
 
 // A fresh database for this run.
 const database = await createFreshDatabase(PG_URL, 'namaa_load');
@@ -107,86 +78,22 @@ try {
   // The first instance migrates; the second starts on the migrated database.
   instances.push(await startInstance(dbUrl.href));
   instances.push(await startInstance(dbUrl.href));
-  const pick = () => instances[Math.floor(Math.random() * instances.length)] as Instance;
+  const urls = instances.map((i) => i.url);
 
   console.log(`seeding ${CONNECTIONS} accounts…`);
-  type Session = { email: string; access: string; refresh: string };
-  const sessions: Session[] = [];
-  for (let i = 0; i < CONNECTIONS; i++) {
-    const email = `load-${randomBytes(5).toString('hex')}@example.com`;
-    const r = await call(pick().url, '/signup', { method: 'POST', body: { email, password: PASSWORD } });
-    if (r.status !== 200) throw new Error(`seeding failed: ${r.status}`);
-    const j = r.json();
-    sessions.push({ email, access: j.access_token as string, refresh: j.refresh_token as string });
-  }
-
-  const latencies: Record<Op, number[]> = { signin: [], refresh: [], user: [] };
-  const statusCounts: Record<string, number> = {};
-  let fiveXx = 0;
-  let lostSessions = 0;
-  let otherErrors = 0;
-  const lostDetail: string[] = [];
-
-  async function worker(session: Session, until: number, record: boolean) {
-    while (Date.now() < until) {
-      const roll = Math.random();
-      const op: Op = roll < 0.2 ? 'signin' : roll < 0.6 ? 'refresh' : 'user';
-      const started = performance.now();
-      let status = 0;
-      try {
-        if (op === 'signin') {
-          const r = await call(pick().url, '/token?grant_type=password', {
-            method: 'POST',
-            body: { email: session.email, password: PASSWORD },
-          });
-          status = r.status;
-          if (status === 200) {
-            const j = r.json();
-            // A sign-in starts a new session; the client switches to it (the old one stays valid).
-            session.access = j.access_token as string;
-            session.refresh = j.refresh_token as string;
-          }
-        } else if (op === 'refresh') {
-          const r = await call(pick().url, '/token?grant_type=refresh_token', {
-            method: 'POST',
-            body: { refresh_token: session.refresh },
-          });
-          status = r.status;
-          if (status === 200) {
-            const j = r.json();
-            session.access = j.access_token as string;
-            session.refresh = j.refresh_token as string;
-          } else if (status >= 400 && status < 500 && status !== 429) {
-            lostSessions++;
-            if (lostDetail.length < 5) lostDetail.push(`refresh ${status}`);
-          }
-        } else {
-          const r = await call(pick().url, '/user', { method: 'GET', token: session.access });
-          status = r.status;
-          if (status === 401 || status === 403) {
-            lostSessions++;
-            if (lostDetail.length < 5) lostDetail.push(`user ${status}`);
-          }
-        }
-      } catch (err) {
-        otherErrors++;
-        if (lostDetail.length < 5) lostDetail.push(`network: ${(err as Error).message}`);
-      }
-      if (!record) continue;
-      latencies[op].push(performance.now() - started);
-      statusCounts[status] = (statusCounts[status] ?? 0) + 1;
-      if (status >= 500) fiveXx++;
-    }
-  }
+  const sessions = await seedSessions(urls, CONNECTIONS);
 
   // Warm-up (JIT, pools), then RSS "before", the measured run, RSS "after".
-  await Promise.all(sessions.map((s) => worker(s, Date.now() + 3000, false)));
+  await runMixedLoad(urls, sessions, Date.now() + 3000);
   const rssBefore = instances.map((i) => rssMiB(i.child.pid));
   console.log(`running ${DURATION} s at ${CONNECTIONS} connections on 2 instances…`);
   const started = Date.now();
-  await Promise.all(sessions.map((s) => worker(s, started + DURATION * 1000, true)));
+  const run = emptyRecord();
+  await runMixedLoad(urls, sessions, started + DURATION * 1000, run);
   const elapsed = (Date.now() - started) / 1000;
   const rssAfter = instances.map((i) => rssMiB(i.child.pid));
+  const { latencies, statuses: statusCounts, fiveXx, lostSessions, networkErrors: otherErrors } = run;
+  const lostDetail = run.problems;
 
   const all = [...latencies.signin, ...latencies.refresh, ...latencies.user];
   const summary = (xs: number[]) => ({

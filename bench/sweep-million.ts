@@ -8,11 +8,16 @@
  *    (users + their email identity) past RETENTION_UNCONFIRMED_USERS: the users table holds a
  *    million rows the sweep must delete.
  * 2. The service (child process, its own sweep off) is measured with autocannon: refresh of random
- *    sessions and password sign-in, `--duration` s each, before the sweep.
+ *    sessions and password sign-in, `--duration` s each, `--windows` times before the sweep.
  * 3. The sweep's `unconfirmed_users` task (core/sweep.ts, default batch policy) runs from this
  *    process, as a second instance would, while the same two loads run again, window after window,
- *    until it ends. Printed: the sweep's time, batches and longest batch, and each window's figures.
- * Results: bench/results/sweep-million.json.
+ *    until it ends; then `--windows` more of each after it (autovacuum on the swept table is
+ *    part of "after").
+ * Two kinds of load: by default as many requests as 8 connections get answered (saturation: the
+ * sweep's CPU comes out of the service's throughput); with `--refresh-rate` and `--signin-rate`
+ * (requests/s, below saturation) a fixed load whose latency answers "is any hot query slower?".
+ * Printed: the sweep's time, batches and longest batch, each window's figures, and the median (and
+ * range) of the windows before, during and after. Results: bench/results/sweep-million.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -34,6 +39,11 @@ const { values: args } = parseArgs({
     pg: { type: 'string', default: 'postgres://root@127.0.0.1:5432/sweep_million' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '8' },
+    // Windows of each load before the sweep and after it (one window is too noisy to compare with).
+    windows: { type: 'string', default: '3' },
+    // Fixed loads (requests/s, all connections together); 0 = as fast as answered.
+    'refresh-rate': { type: 'string', default: '0' },
+    'signin-rate': { type: 'string', default: '0' },
     // Stop the sweep after this many seconds (0: let it finish): a loaded machine can make a full
     // pass longer than the time there is to measure it; the rate is then reported.
     'max-seconds': { type: 'string', default: '0' },
@@ -44,6 +54,9 @@ const ROWS = Number(args.rows);
 const ACCOUNTS = Number(args.accounts);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
+const WINDOWS = Math.max(1, Number(args.windows));
+const REFRESH_RATE = Number(args['refresh-rate']);
+const SIGNIN_RATE = Number(args['signin-rate']);
 const ANON = 'sb_publishable_namaa_development_key';
 const PASSWORD = 'scale-bench-password';
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -147,6 +160,22 @@ const cannon = (opts: autocannon.Options) =>
   );
 const pick = (n: number) => Math.floor(Math.random() * n);
 
+const median = (xs: number[]) => {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
+};
+/** Median and range of each figure over a set of windows. */
+function summary(runs: Run[]) {
+  const of = (k: keyof Run) => {
+    const xs = runs.map((r) => r[k]);
+    return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+  };
+  return { windows: runs.length, rps: of('rps'), p50: of('p50'), p99: of('p99'), non2xx: of('non2xx') };
+}
+const line = (label: string, s: ReturnType<typeof summary>) =>
+  `${label.padEnd(18)} ${String(s.rps.median).padStart(6)}/s (${s.rps.min}–${s.rps.max})  p50 ${s.p50.median} ms (${s.p50.min}–${s.p50.max})  p99 ${s.p99.median} ms (${s.p99.min}–${s.p99.max})  non-2xx ${s.non2xx.max}`;
+
 async function main() {
   log(`fresh database ${args.pg}`);
   await freshDatabase(args.pg);
@@ -163,6 +192,7 @@ async function main() {
       url: `${api}/token?grant_type=refresh_token`,
       connections: CONNECTIONS,
       duration: DURATION,
+      ...(REFRESH_RATE > 0 ? { overallRate: REFRESH_RATE } : {}),
       method: 'POST',
       headers,
       requests: [
@@ -187,6 +217,7 @@ async function main() {
       url: `${api}/token?grant_type=password`,
       connections: CONNECTIONS,
       duration: DURATION,
+      ...(SIGNIN_RATE > 0 ? { overallRate: SIGNIN_RATE } : {}),
       method: 'POST',
       headers,
       requests: [
@@ -199,9 +230,18 @@ async function main() {
       ],
     });
   try {
-    log('before the sweep: refresh, then sign-in');
-    const before = { refresh: await refresh(), signin: await signin() };
-    log(JSON.stringify(before));
+    const windows = async (label: string) => {
+      const runs: { refresh: Run[]; signin: Run[] } = { refresh: [], signin: [] };
+      for (let i = 0; i < WINDOWS; i++) {
+        runs.refresh.push(await refresh());
+        log(`  ${label}, refresh: ${JSON.stringify(runs.refresh.at(-1))}`);
+        runs.signin.push(await signin());
+        log(`  ${label}, sign-in: ${JSON.stringify(runs.signin.at(-1))}`);
+      }
+      return runs;
+    };
+    log(`before the sweep: ${WINDOWS} windows of refresh, then sign-in`);
+    const before = await windows('before');
 
     const database = await openDatabase({ databaseUrl: args.pg, dataDir: '' });
     const config = loadConfig({ DATABASE_URL: args.pg });
@@ -227,6 +267,8 @@ async function main() {
     }
     await sweep;
     await database.close();
+    log(`after the sweep: ${WINDOWS} windows of refresh, then sign-in`);
+    const after = await windows('after');
     const left = new pg.Client({ connectionString: args.pg, options: '-c search_path=auth' });
     await left.connect();
     const remaining = Number(
@@ -248,8 +290,25 @@ async function main() {
         batches: report?.batches,
         longestBatchMs: Math.round(report?.maxBatchMs ?? 0),
       },
+      load: {
+        refresh: REFRESH_RATE > 0 ? `${REFRESH_RATE}/s` : 'saturating',
+        signin: SIGNIN_RATE > 0 ? `${SIGNIN_RATE}/s` : 'saturating',
+      },
+      summary: {
+        refresh: {
+          before: summary(before.refresh),
+          during: summary(during.refresh),
+          after: summary(after.refresh),
+        },
+        signin: {
+          before: summary(before.signin),
+          during: summary(during.signin),
+          after: summary(after.signin),
+        },
+      },
       before,
       during,
+      after,
       connections: CONNECTIONS,
       durationPerWindow: DURATION,
       at: new Date().toISOString(),
@@ -257,6 +316,9 @@ async function main() {
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(join(root, 'bench/results/sweep-million.json'), `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
+    for (const kind of ['refresh', 'signin'] as const)
+      for (const when of ['before', 'during', 'after'] as const)
+        console.log(line(`${kind} ${when}`, result.summary[kind][when]));
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

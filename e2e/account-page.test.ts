@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../apps/auth/src/config.ts';
 import { mailOutbox } from '../apps/auth/src/db/schema.ts';
 import { createLogger } from '../apps/auth/src/logger.ts';
-import { type RunningServer, startServer } from '../apps/auth/src/main.ts';
+import { type RunningServer, startServer } from '../apps/auth/src/run-service.ts';
 import { startSmtpInbox } from '../apps/auth/test/support/smtp-inbox.ts';
 import { desktop, launchBrowser, mobile, recordConsole } from './support/browser.ts';
 import { storeSession } from './support/stored-session.ts';

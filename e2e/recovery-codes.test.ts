@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../apps/auth/src/config.ts';
 import { createLogger } from '../apps/auth/src/logger.ts';
-import { type RunningServer, startServer } from '../apps/auth/src/main.ts';
+import { type RunningServer, startServer } from '../apps/auth/src/run-service.ts';
 import { startSmtpInbox } from '../apps/auth/test/support/smtp-inbox.ts';
 import { desktop, launchBrowser } from './support/browser.ts';
 

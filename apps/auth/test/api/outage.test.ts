@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it, vi } from 'vitest';
-import { PGLITE_DURABILITY_WARNING } from '../../src/main.ts';
+import { PGLITE_DURABILITY_WARNING } from '../../src/run-service.ts';
 import { startTestServer, uniqueEmail } from '../support/test-server.ts';
 
 it('answers 503 with Retry-After on refresh, sign-in and health when the database is gone', async () => {

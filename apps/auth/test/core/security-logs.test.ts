@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.ts';
 import { jsonTextProblem, MAX_JSON_DEPTH } from '../../src/core/http/json-depth.ts';
 import { errorSummary, logSafeErr } from '../../src/db/error-summary.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import { type RunningServer, startServer } from '../../src/run-service.ts';
 import { createFreshDatabase, type FreshDatabase } from '../support/fresh-database.ts';
 import { uniqueEmail } from '../support/test-server.ts';
 

@@ -6,7 +6,7 @@ import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import { type RunningServer, startServer } from '../../src/run-service.ts';
 import {
   createDatabase,
   PG_URL,

@@ -6,7 +6,7 @@ import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import { type RunningServer, startServer } from '../../src/run-service.ts';
 import { freePort, sleep, uniqueEmail } from './support.ts';
 
 let server: RunningServer | undefined;

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import { type RunningServer, startServer } from '../../src/run-service.ts';
 import { createFreshDatabase } from './fresh-database.ts';
 import type { ParsedMail } from './mime.ts';
 import { startSmtpInbox } from './smtp-inbox.ts';

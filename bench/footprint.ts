@@ -1,0 +1,199 @@
+/**
+ * The service's footprint (issue #19; not a test): `node bench/footprint.ts [--load 60] [--rest 30]
+ * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg|pglite]`
+ *
+ * The product as `npm start` runs it (scripts/start.mjs: site and API in one process, the built
+ * site served; LOG_LEVEL=warn as the issue measured), once on PostgreSQL (a fresh database) and once
+ * on the embedded database (a fresh DATA_DIR). For each:
+ * 1. first start → healthy (the first GET /auth/v1/health that answers 200), RSS 8 s later (idle);
+ * 2. the mixed load of `npm run bench:load` (64 connections, sign-in 20 %, refresh 40 %, GET /user
+ *    40 %) for `--load` s, RSS sampled every 500 ms (peak) and right after;
+ * 3. `--rest` s idle, RSS again (does it return toward idle?);
+ * 4. `--restarts` times: SIGTERM, start again on the same data, time to healthy, idle RSS.
+ * Prints a table; writes bench/results/footprint.json. Builds the site first if it is missing.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createFreshDatabase } from '../apps/auth/test/support/fresh-database.ts';
+import { emptyRecord, LOAD_ENV, rssMiB, runMixedLoad, seedSessions } from './support/mixed-load.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    load: { type: 'string', default: '60' },
+    rest: { type: 'string', default: '30' },
+    restarts: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '64' },
+    pg: { type: 'string', default: 'postgres://root@127.0.0.1:5432/test' },
+    only: { type: 'string' },
+  },
+});
+const root = new URL('..', import.meta.url).pathname;
+const LOAD_SECONDS = Number(args.load);
+const REST_SECONDS = Number(args.rest);
+const RESTARTS = Number(args.restarts);
+const CONNECTIONS = Number(args.connections);
+const IDLE_WAIT_MS = 8000; // the issue's measure: 8 s after health first answers
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (x: number) => Math.round(x * 10) / 10;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+type Running = { url: string; child: ChildProcess; healthyMs: number };
+
+async function start(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SITE_URL: url,
+      LOG_LEVEL: 'warn',
+      SKIP_SITE_BUILD: 'true',
+      ...LOAD_ENV,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/auth/v1/health`)).status === 200)
+        return { url, child, healthyMs: performance.now() - t0 };
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - t0 > 120_000) throw new Error('the service did not become healthy in 120 s');
+    await sleep(20);
+  }
+}
+
+async function stop(r: Running): Promise<void> {
+  if (r.child.exitCode !== null) return;
+  r.child.kill('SIGTERM');
+  await new Promise((done) => r.child.once('exit', done));
+}
+
+async function idleRss(r: Running): Promise<number> {
+  await sleep(IDLE_WAIT_MS);
+  return round(rssMiB(r.child.pid));
+}
+
+async function measure(name: string, env: Record<string, string>) {
+  log(`${name}: first start`);
+  let running = await start(env);
+  const firstStartMs = Math.round(running.healthyMs);
+  const idle = await idleRss(running);
+  log(`  healthy after ${firstStartMs} ms, idle RSS ${idle} MiB`);
+
+  const sessions = await seedSessions([running.url], CONNECTIONS);
+  const record = emptyRecord();
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB(running.child.pid));
+  }, 500);
+  const loadStarted = Date.now();
+  await runMixedLoad([running.url], sessions, loadStarted + LOAD_SECONDS * 1000, record);
+  clearInterval(sampler);
+  const requests = Object.values(record.latencies).reduce((n, xs) => n + xs.length, 0);
+  const afterLoad = round(rssMiB(running.child.pid));
+  log(
+    `  ${LOAD_SECONDS} s of mixed load: ${requests} requests, peak RSS ${round(peak)} MiB, after ${afterLoad} MiB`,
+  );
+  await sleep(REST_SECONDS * 1000);
+  const afterRest = round(rssMiB(running.child.pid));
+  log(`  after ${REST_SECONDS} s idle: ${afterRest} MiB`);
+
+  const restarts: Array<{ healthyMs: number; idleMiB: number }> = [];
+  for (let i = 0; i < RESTARTS; i++) {
+    await stop(running);
+    running = await start(env);
+    const healthyMs = Math.round(running.healthyMs);
+    restarts.push({ healthyMs, idleMiB: await idleRss(running) });
+    log(`  restart ${i + 1}: healthy after ${healthyMs} ms, idle RSS ${restarts.at(-1)?.idleMiB} MiB`);
+  }
+  await stop(running);
+  return {
+    firstStartMs,
+    idleMiB: idle,
+    load: {
+      seconds: LOAD_SECONDS,
+      connections: CONNECTIONS,
+      requests,
+      perSecond: round(requests / LOAD_SECONDS),
+      fiveXx: record.fiveXx,
+      lostSessions: record.lostSessions,
+      networkErrors: record.networkErrors,
+      peakMiB: round(peak),
+      afterMiB: afterLoad,
+      peakOverIdle: round(peak / idle),
+    },
+    afterRestMiB: afterRest,
+    restarts,
+  };
+}
+
+if (!existsSync(join(root, 'apps/web/build/client/index.html'))) {
+  log('building the site (it is served, as npm start serves it)…');
+  const built = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) process.exit(1);
+}
+
+const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+const loadBefore = loadavg()[0];
+if (args.only !== 'pglite') {
+  const database = await createFreshDatabase(args.pg, 'namaa_footprint');
+  try {
+    results.postgres = await measure('PostgreSQL', { DATABASE_URL: database.url });
+  } finally {
+    await database.drop();
+  }
+}
+if (args.only !== 'pg') {
+  const dataDir = mkdtempSync(join(tmpdir(), 'namaa-footprint-'));
+  try {
+    results.pglite = await measure('embedded PGlite', { DATA_DIR: dataDir });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const rows = Object.entries(results).map(([db, r]) => ({
+  database: db,
+  'idle MiB': r.idleMiB,
+  'peak MiB (load)': r.load.peakMiB,
+  'after load': r.load.afterMiB,
+  'after rest': r.afterRestMiB,
+  'req/s': r.load.perSecond,
+  'first start ms': r.firstStartMs,
+  'restart ms': r.restarts.map((x) => x.healthyMs).join(' / '),
+  'idle after restart': r.restarts.map((x) => x.idleMiB).join(' / '),
+}));
+console.table(rows);
+const result = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  loadAverage: { before: round(loadBefore ?? 0), after: round(loadavg()[0] ?? 0) },
+  command: `node bench/footprint.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  ...results,
+};
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(join(root, 'bench/results/footprint.json'), `${JSON.stringify(result, null, 2)}\n`);
+log('written bench/results/footprint.json');
+const failed = Object.values(results).some(
+  (r) => r.load.fiveXx + r.load.lostSessions + r.load.networkErrors > 0,
+);
+process.exit(failed ? 1 : 0);

@@ -1,10 +1,11 @@
 /**
  * The service's footprint (issue #19; not a test): `node bench/footprint.ts [--load 60] [--rest 30]
- * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg|pglite]`
+ * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg,pg-arena2,pglite,pglite-arena2]`
  *
  * The product as `npm start` runs it (scripts/start.mjs: site and API in one process, the built
- * site served; LOG_LEVEL=warn as the issue measured), once on PostgreSQL (a fresh database) and once
- * on the embedded database (a fresh DATA_DIR). For each:
+ * site served; LOG_LEVEL=warn as the issue measured), on PostgreSQL (a fresh database) and on the
+ * embedded database (a fresh DATA_DIR), each as is and with MALLOC_ARENA_MAX=2 (as the systemd
+ * unit and the Docker image run it). For each:
  * 1. first start → healthy (the first GET /auth/v1/health that answers 200), RSS 8 s later (idle);
  * 2. the mixed load of `npm run bench:load` (64 connections, sign-in 20 %, refresh 40 %, GET /user
  *    40 %) for `--load` s, RSS sampled every 500 ms (peak) and right after;
@@ -154,21 +155,25 @@ if (!existsSync(join(root, 'apps/web/build/client/index.html'))) {
 
 const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
 const loadBefore = loadavg()[0];
-if (args.only !== 'pglite') {
-  const database = await createFreshDatabase(args.pg, 'namaa_footprint');
-  try {
-    results.postgres = await measure('PostgreSQL', { DATABASE_URL: database.url });
-  } finally {
-    await database.drop();
-  }
-}
-if (args.only !== 'pg') {
-  const dataDir = mkdtempSync(join(tmpdir(), 'namaa-footprint-'));
-  try {
-    results.pglite = await measure('embedded PGlite', { DATA_DIR: dataDir });
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+const modes = (args.only ?? 'pg,pg-arena2,pglite,pglite-arena2').split(',');
+for (const mode of modes) {
+  const arena: Record<string, string> = mode.endsWith('-arena2') ? { MALLOC_ARENA_MAX: '2' } : {};
+  const label = `${mode.startsWith('pglite') ? 'embedded PGlite' : 'PostgreSQL'}${arena.MALLOC_ARENA_MAX ? ', MALLOC_ARENA_MAX=2' : ''}`;
+  if (mode.startsWith('pglite')) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'namaa-footprint-'));
+    try {
+      results[mode] = await measure(label, { DATA_DIR: dataDir, ...arena });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  } else if (mode.startsWith('pg')) {
+    const database = await createFreshDatabase(args.pg, 'namaa_footprint');
+    try {
+      results[mode] = await measure(label, { DATABASE_URL: database.url, ...arena });
+    } finally {
+      await database.drop();
+    }
+  } else throw new Error(`--only: unknown mode ${mode} (pg, pg-arena2, pglite, pglite-arena2)`);
 }
 
 const rows = Object.entries(results).map(([db, r]) => ({

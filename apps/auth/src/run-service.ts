@@ -2,6 +2,7 @@ import net, { type AddressInfo } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
+import { releaseStartupHeap } from './boot/release-startup-heap.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
 import { hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
@@ -342,4 +343,5 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  releaseStartupHeap();
 }

@@ -118,9 +118,12 @@ function compileSetting(setting: string, src: string): CompiledTemplate {
  * Prepares every kind in every language. Throws ConfigError naming the setting when an operator's
  * template cannot be read or parsed, or uses a variable GoTrue does not have.
  */
+/** The link lifetime the mail copy states, in whole minutes. */
+export const linkMinutes = (config: Pick<Config, 'MAILER_OTP_EXP'>) =>
+  Math.max(1, Math.round(config.MAILER_OTP_EXP / 60));
+
 export async function createMailTemplates(config: Config): Promise<MailTemplates> {
-  const minutes = Math.max(1, Math.round(config.MAILER_OTP_EXP / 60));
-  const designs = renderDefaultDesigns(minutes);
+  const designs = renderDefaultDesigns(linkMinutes(config));
   // html-to-text is only needed for an operator's own templates; without them it never loads.
   const plainText = MAIL_TEMPLATE_NAMES.some((name) => config.mailer.templates[name])
     ? (await import('@react-email/render')).toPlainText

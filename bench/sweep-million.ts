@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../apps/auth/src/config.ts';
-import { runSweep, type SweepReport, sweepTasks } from '../apps/auth/src/core/sweep.ts';
+import { DEFAULT_PAUSE_RATIO, runSweep, type SweepReport, sweepTasks } from '../apps/auth/src/core/sweep.ts';
 import { hashPassword } from '../apps/auth/src/crypto/passwords.ts';
 import { openDatabase } from '../apps/auth/src/db/client.ts';
 import { migrate } from '../apps/auth/src/db/migrate.ts';
@@ -44,6 +44,8 @@ const { values: args } = parseArgs({
     // Fixed loads (requests/s, all connections together); 0 = as fast as answered.
     'refresh-rate': { type: 'string', default: '0' },
     'signin-rate': { type: 'string', default: '0' },
+    // The sweep's pause after each batch, as a multiple of the batch's time (core/sweep.ts's default).
+    'pause-ratio': { type: 'string', default: String(DEFAULT_PAUSE_RATIO) },
     // Stop the sweep after this many seconds (0: let it finish): a loaded machine can make a full
     // pass longer than the time there is to measure it; the rate is then reported.
     'max-seconds': { type: 'string', default: '0' },
@@ -251,7 +253,10 @@ async function main() {
     const stop = new AbortController();
     const maxSeconds = Number(args['max-seconds']);
     const timer = maxSeconds > 0 ? setTimeout(() => stop.abort(), maxSeconds * 1000) : undefined;
-    const sweep = runSweep(database, tasks, new Date(), { signal: stop.signal }).then((r) => {
+    const sweep = runSweep(database, tasks, new Date(), {
+      signal: stop.signal,
+      pauseRatio: Number(args['pause-ratio']),
+    }).then((r) => {
       clearTimeout(timer);
       report = r;
       done = true;
@@ -290,6 +295,7 @@ async function main() {
         batches: report?.batches,
         longestBatchMs: Math.round(report?.maxBatchMs ?? 0),
       },
+      pauseRatio: Number(args['pause-ratio']),
       load: {
         refresh: REFRESH_RATE > 0 ? `${REFRESH_RATE}/s` : 'saturating',
         signin: SIGNIN_RATE > 0 ? `${SIGNIN_RATE}/s` : 'saturating',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BatchPolicy,
   type BatchRecord,
+  DEFAULT_PAUSE_RATIO,
   nextBatchSize,
   runSweep,
   type SweepTask,
@@ -307,6 +308,41 @@ describe('batches', () => {
     expect(sizes[0]).toBe(200);
     expect(sizes[1]).toBeLessThanOrEqual(40);
     expect(Math.max(...sizes.slice(1))).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('the pause between batches', () => {
+  it('is the batch time times pauseRatio (3 by default: at most a quarter of the time deleting)', async () => {
+    expect(DEFAULT_PAUSE_RATIO).toBe(3);
+    for (const pauseRatio of [undefined, 1]) {
+      let left = 120;
+      const slow: SweepTask = {
+        name: 'slow',
+        table: 'none',
+        cutoff: () => new Date(),
+        statement: async (_db, limit) => {
+          const n = Math.min(limit, left);
+          left -= n;
+          await sleep(30);
+          return { deleted: n, scanned: n };
+        },
+      };
+      const batches: BatchRecord[] = [];
+      const fixed: BatchPolicy = { targetMs: 1_000_000, initial: 50, min: 50, max: 50 };
+      const report = await runSweep({ db: db(), kind: 'postgres' }, [slow], new Date(), {
+        policy: fixed,
+        pauseMs: 0,
+        ...(pauseRatio ? { pauseRatio } : {}),
+        onBatch: (b) => batches.push(b),
+      });
+      // Three batches (50, 50, 20 rows); a pause follows each full one.
+      expect(batches.map((b) => b.size)).toEqual([50, 50, 50]);
+      const working = batches.reduce((ms, b) => ms + b.ms, 0);
+      const paused = (batches[0]?.ms ?? 0) + (batches[1]?.ms ?? 0);
+      const ratio = pauseRatio ?? DEFAULT_PAUSE_RATIO;
+      // A timer never fires more than a millisecond early; it may fire late on a busy machine.
+      expect(report.durationMs).toBeGreaterThanOrEqual(working + ratio * paused - 4);
+    }
   });
 });
 

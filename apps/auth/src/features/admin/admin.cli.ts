@@ -274,6 +274,11 @@ export async function runAdminCommand(
 
 /** The CLI: parses, opens the database, runs one command, prints; resolves with the exit code. */
 export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Like every other CLI of the service (core/cli.ts): the usage on stdout, exit 0.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
   let args: ParsedArgs;
   let config: Config;
   try {

@@ -37,6 +37,7 @@ it('every command answers --help with its usage, exit 0, and opens no database',
     [npm, [...npmArgs, '-s', 'run', 'docs:settings', '--', '--help'], /^Usage: npm run docs:settings/],
     [npm, [...npmArgs, '-s', 'run', 'backup', '--', '--help'], /^Usage: npm run backup/],
     [npm, [...npmArgs, '-s', 'run', 'restore', '--', '--help'], /^Usage: npm run restore/],
+    [npm, [...npmArgs, '-s', 'run', 'admin', '--', '--help'], /^usage: npm run admin/],
     [process.execPath, ['scripts/screenshots.mjs', '--help'], /^Usage: node scripts\/screenshots.mjs/],
   ];
   const results = await Promise.all(commands.map(([cmd, args]) => runEntry(cmd, args, env)));

@@ -12,9 +12,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../apps/auth/test/support/entry-process.ts';
 import { createFreshDatabase } from '../apps/auth/test/support/fresh-database.ts';
 import { emptyRecord, LOAD_ENV, rssMiB, runMixedLoad, seedSessions } from './support/mixed-load.ts';
 
@@ -24,14 +24,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 
 type Instance = { url: string; child: ChildProcess };
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function startInstance(databaseUrl: string): Promise<Instance> {
   const port = await freePort();

@@ -287,18 +287,7 @@ describe('batches', () => {
 
   it('shrink to what fits in the target when each row is slow', async () => {
     // A statement costing 0.5 ms per row: 200 rows take 100 ms, the policy must come down to ~40.
-    let left = 2_000;
-    const slow: SweepTask = {
-      name: 'slow',
-      table: 'none',
-      cutoff: () => new Date(),
-      statement: async (_db, limit) => {
-        const n = Math.min(limit, left);
-        left -= n;
-        await sleep(n * 0.5);
-        return { deleted: n, scanned: n };
-      },
-    };
+    const slow = slowTask(2_000, (n) => n * 0.5);
     const sizes: number[] = [];
     await runSweep({ db: db(), kind: 'postgres' }, [slow], new Date(), {
       policy,
@@ -311,22 +300,27 @@ describe('batches', () => {
   });
 });
 
+/** A task over `rows` rows (no table) whose batch of n rows takes `ms(n)` milliseconds. */
+function slowTask(rows: number, ms: (n: number) => number): SweepTask {
+  let left = rows;
+  return {
+    name: 'slow',
+    table: 'none',
+    cutoff: () => new Date(),
+    statement: async (_db, limit) => {
+      const n = Math.min(limit, left);
+      left -= n;
+      await sleep(ms(n));
+      return { deleted: n, scanned: n };
+    },
+  };
+}
+
 describe('the pause between batches', () => {
   it('is the batch time times pauseRatio (3 by default: at most a quarter of the time deleting)', async () => {
     expect(DEFAULT_PAUSE_RATIO).toBe(3);
     for (const pauseRatio of [undefined, 1]) {
-      let left = 120;
-      const slow: SweepTask = {
-        name: 'slow',
-        table: 'none',
-        cutoff: () => new Date(),
-        statement: async (_db, limit) => {
-          const n = Math.min(limit, left);
-          left -= n;
-          await sleep(30);
-          return { deleted: n, scanned: n };
-        },
-      };
+      const slow = slowTask(120, () => 30);
       const batches: BatchRecord[] = [];
       const fixed: BatchPolicy = { targetMs: 1_000_000, initial: 50, min: 50, max: 50 };
       const report = await runSweep({ db: db(), kind: 'postgres' }, [slow], new Date(), {

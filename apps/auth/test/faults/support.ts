@@ -6,19 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { freePort } from '../support/entry-process.ts';
 import { createFreshDatabase, postgresReachable as isReachable } from '../support/fresh-database.ts';
 
 export const PG_URL =
   process.env.FAULTS_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort };
 
 export const postgresReachable = () => isReachable(PG_URL);
 

@@ -1,11 +1,11 @@
 /**
  * The service's footprint (issue #19; not a test): `node bench/footprint.ts [--load 60] [--rest 30]
- * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg,pg-arena2,pglite,pglite-arena2]`
+ * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg,pg-deployed,pglite,pglite-deployed]`
  *
  * The product as `npm start` runs it (scripts/start.mjs: site and API in one process, the built
  * site served; LOG_LEVEL=warn as the issue measured), on PostgreSQL (a fresh database) and on the
- * embedded database (a fresh DATA_DIR), each as is and with MALLOC_ARENA_MAX=2 (as the systemd
- * unit and the Docker image run it). For each:
+ * embedded database (a fresh DATA_DIR), each as `npm start` runs it and as the systemd unit and the
+ * Docker image run it ("-deployed": MALLOC_ARENA_MAX=2, node --max-semi-space-size=4). For each:
  * 1. first start → healthy (the first GET /auth/v1/health that answers 200), RSS 8 s later (idle);
  * 2. the mixed load of `npm run bench:load` (64 connections, sign-in 20 %, refresh 40 %, GET /user
  *    40 %) for `--load` s, RSS sampled every 500 ms (peak) and right after;
@@ -147,10 +147,12 @@ if (!existsSync(join(root, 'apps/web/build/client/index.html'))) {
 
 const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
 const loadBefore = loadavg()[0];
-const modes = (args.only ?? 'pg,pg-arena2,pglite,pglite-arena2').split(',');
+const modes = (args.only ?? 'pg,pg-deployed,pglite,pglite-deployed').split(',');
+// What deploy/systemd/namaa@.service and deploy/Dockerfile add to `node apps/auth/src/main.ts`.
+const DEPLOYED = { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=4' };
 for (const mode of modes) {
-  const arena: Record<string, string> = mode.endsWith('-arena2') ? { MALLOC_ARENA_MAX: '2' } : {};
-  const label = `${mode.startsWith('pglite') ? 'embedded PGlite' : 'PostgreSQL'}${arena.MALLOC_ARENA_MAX ? ', MALLOC_ARENA_MAX=2' : ''}`;
+  const arena: Record<string, string> = mode.endsWith('-deployed') ? DEPLOYED : {};
+  const label = `${mode.startsWith('pglite') ? 'embedded PGlite' : 'PostgreSQL'}${mode.endsWith('-deployed') ? ', as deployed' : ''}`;
   if (mode.startsWith('pglite')) {
     const dataDir = mkdtempSync(join(tmpdir(), 'namaa-footprint-'));
     try {
@@ -165,7 +167,7 @@ for (const mode of modes) {
     } finally {
       await database.drop();
     }
-  } else throw new Error(`--only: unknown mode ${mode} (pg, pg-arena2, pglite, pglite-arena2)`);
+  } else throw new Error(`--only: unknown mode ${mode} (pg, pg-deployed, pglite, pglite-deployed)`);
 }
 
 const rows = Object.entries(results).map(([db, r]) => ({

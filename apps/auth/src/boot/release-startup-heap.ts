@@ -1,9 +1,8 @@
 // One full garbage collection once the service is up. Start-up (loading and compiling a few
 // thousand modules, reading the site's files) leaves V8's heap at ~100 MB committed of which ~35 MB
 // stays alive, and an idle process allocates too little to trigger another collection: the heap
-// would keep that size for good. After one full collection V8's memory reducer sees the process
-// idle and gives the pages back within ~8 s (measured: 177 → 130 MiB resident on PostgreSQL;
-// README, "Footprint").
+// would keep that size for good (measured on PostgreSQL: 177 MiB resident, 126 MiB after this
+// collection; README, "Footprint"). It costs ~60–80 ms once, after the server listens.
 //
 // Node exposes no collection without `--expose-gc`, which an operator's `node apps/auth/src/main.ts`
 // does not pass; the flag is switched on just long enough to obtain `gc` in a throwaway context

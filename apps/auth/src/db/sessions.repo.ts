@@ -53,6 +53,8 @@ export async function insertSession(
  * and PostgreSQL kills one of the two transactions as a deadlock (a 500 for the client).
  */
 export async function deleteSessionsWhere(db: DbOrTx, where: SQL | undefined): Promise<void> {
+  // drizzle's and() is typed as possibly undefined: no condition must never mean every session.
+  if (!where) throw new Error('deleteSessionsWhere: no condition');
   await db
     .delete(refreshTokens)
     .where(inArray(refreshTokens.sessionId, db.select({ id: sessions.id }).from(sessions).where(where)));

@@ -2,8 +2,9 @@
 // export and the deletion of an account by its owner.
 import { desc, eq, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.ts';
-import { auditLogEntries, mailOutbox, sessions, users } from './schema.ts';
-import { deleteUserSessions, type SessionRow } from './sessions.repo.ts';
+import { auditLogEntries, mailOutbox, sessions } from './schema.ts';
+import type { SessionRow } from './sessions.repo.ts';
+import { deleteUserById } from './users.repo.ts';
 
 /** The user's sessions, most recently active first. */
 export async function listUserSessions(db: DbOrTx, userId: string): Promise<SessionRow[]> {
@@ -42,11 +43,9 @@ export async function listUserAuditEvents(
  * was already gone (a concurrent deletion).
  */
 export async function eraseAccount(db: DbOrTx, userId: string): Promise<boolean> {
-  // Sessions first, in the lock order a concurrent refresh uses (deleteSessionsWhere): a refresh in
-  // flight finishes before this deletion or finds its token gone, never a half-deleted account.
-  await deleteUserSessions(db, userId);
-  const deleted = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
-  if (deleted.length === 0) return false;
+  // The sessions go first, in the lock order a concurrent refresh uses (deleteUserById): a refresh
+  // in flight finishes before this deletion or finds its token gone, never a half-deleted account.
+  if (!(await deleteUserById(db, userId))) return false;
   await db.delete(mailOutbox).where(eq(mailOutbox.userId, userId));
   await db
     .update(auditLogEntries)

@@ -1487,6 +1487,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push('SERVICE_ROLE_KEY must be at least 32 characters');
     if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < 32)
       problems.push('METRICS_TOKEN must be at least 32 characters');
+    // deploy/namaa.env.example's placeholders are long enough to pass the length checks, and the
+    // file is public: a copy started unedited would run with a service key anyone can read.
+    for (const [name, value] of Object.entries(e)) {
+      if (typeof value === 'string' && /CHANGE-ME/i.test(value))
+        problems.push(`${name} still holds the example's CHANGE-ME placeholder: set your own value`);
+    }
     if (e.METRICS_ENABLED === true && e.METRICS_TOKEN === undefined)
       warnings.push(
         'METRICS_ENABLED=true without METRICS_TOKEN: /metrics answers anyone who reaches the port; set METRICS_TOKEN or block /metrics at the proxy',

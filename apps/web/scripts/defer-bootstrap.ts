@@ -5,6 +5,9 @@
 //  - the inline module script's static imports become dynamic imports that start at the page's
 //    trigger (`load`, or the first interaction: see DeferTrigger), and the same modulepreload hints
 //    are injected at that moment so the chunks download in parallel.
+//  - when the page inlines only its critical CSS (css/critical-css.ts), the whole stylesheet is
+//    loaded at that same moment and hydration waits for it, so whatever React renders afterwards
+//    (toasts, dialogs, error states, another route) is styled.
 // Hydration, client navigation and everything else in the framework stay as they are.
 
 const modulePreloadPattern = /<link rel="modulepreload" href="([^"]+)"\/>/g;
@@ -26,7 +29,7 @@ export type DeferTrigger = 'load' | 'interaction';
  * it (a tap on that button, or Enter in a field, as with autofilled credentials) is sent once hydrated;
  * that part is left out of pages without a <form> (the home pages).
  */
-export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): string {
+export function deferBootstrap(html: string, trigger: DeferTrigger = 'load', stylesheet?: string): string {
   const preloads = [...html.matchAll(modulePreloadPattern)].map((match) => match[1] as string);
   const bootstrap = html.match(bootstrapPattern);
   if (!bootstrap) throw new Error('defer-bootstrap: React Router bootstrap script not found');
@@ -56,9 +59,14 @@ export function deferBootstrap(html: string, trigger: DeferTrigger = 'load'): st
     .join(',');
   // One hole per side-effect import, so the names line up with their modules.
   const holes = ','.repeat(sideEffectImports.length);
+  // The whole sheet is awaited with the modules (a failed load is not waited for twice: the inlined
+  // rules still style the page, and hydration must not hang on a stylesheet).
+  const loadStylesheet = stylesheet
+    ? `,new Promise(r=>{const c=document.createElement("link");c.rel="stylesheet";c.href=${JSON.stringify(stylesheet)};c.onload=c.onerror=r;document.head.append(c)})`
+    : '';
   const script =
     `<script type="module">let x=0;const b=async()=>{for(const h of ${JSON.stringify(preloads)}){const l=document.createElement("link");l.rel="modulepreload";l.href=h;document.head.append(l)}` +
-    `const[${holes}${names}]=await Promise.all([${imports}]);` +
+    `const[${holes}${names}]=await Promise.all([${imports}${loadStylesheet}]);` +
     `window.__reactRouterRouteModules=${modulesAssignment[1]};x=1;import(${JSON.stringify(entry[1])})};` +
     (trigger === 'load'
       ? `document.readyState==="complete"?b():addEventListener("load",b,{once:true})</script>`

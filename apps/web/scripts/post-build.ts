@@ -2,10 +2,12 @@
 //  1. moves every prerendered `<prefix>/404/index.html` to `<prefix>/404.html` (what the server
 //     answers, with status 404, for unknown paths) and removes the emptied /404/ directory and the
 //     SPA fallback, so that only real pages exist;
-//  2. inlines React Router's streamed data hand-off into one script (inline-stream-handoff.ts) and
-//     defers the React Router bootstrap (defer-bootstrap.ts): home and auth pages start it at the first
-//     interaction (or on `load` when there is state to apply: a stored session, the tokens of an
-//     email link in the URL, or `?mode=`), 404 pages on `load`;
+//  2. inlines React Router's streamed data hand-off into one script (inline-stream-handoff.ts),
+//     keeps only each page's critical CSS inline and writes the whole sheet as an asset
+//     (css/critical-css.ts), and defers the React Router bootstrap (defer-bootstrap.ts), which also
+//     loads that sheet: home and auth pages start it at the first interaction (or on `load` when
+//     there is state to apply: a stored session, the tokens of an email link in the URL, or
+//     `?mode=`), 404 pages on `load`;
 //  3. writes robots.txt and sitemap.xml from the typed paths;
 //  4. precompresses every text asset as .br (quality 11) and .gz (level 9).
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { localePrefix, locales } from '../app/config/locales.ts';
 import { sitemapPaths } from '../app/config/paths.ts';
 import { siteConfig } from '../app/config/site.ts';
+import { inlineCriticalCss, inlinedStylesheet, stylesheetAssetPath } from './css/critical-css.ts';
 import { deferBootstrap } from './defer-bootstrap.ts';
 import { inlineStreamHandoff } from './inline-stream-handoff.ts';
 
@@ -38,8 +41,11 @@ for (const locale of locales) {
 }
 rmSync(join(clientDir, '__spa-fallback.html'), { force: true });
 
-// 2. Defer the framework bootstrap on every page.
+// 2. Critical CSS, and the framework bootstrap deferred, on every page.
 const htmlFiles = walk(clientDir).filter((file) => file.endsWith('.html'));
+const sheet = inlinedStylesheet(readFileSync(join(clientDir, 'index.html'), 'utf8'));
+const sheetHref = stylesheetAssetPath(sheet);
+writeFileSync(join(clientDir, sheetHref), sheet);
 for (const file of htmlFiles) {
   // Home, auth, the recovery pages and the privacy notice hydrate on first interaction (or on load when a stored
   // session must be restored, an email link's `?code=` or error handled, or `?mode=` applied): a
@@ -55,8 +61,12 @@ for (const file of htmlFiles) {
       join('privacy', 'index.html'),
     ].some((page) => file === join(clientDir, localePrefix(locale).slice(1), page)),
   );
-  const html = inlineStreamHandoff(readFileSync(file, 'utf8'));
-  writeFileSync(file, deferBootstrap(html, interactive ? 'interaction' : 'load'));
+  const prerendered = inlineStreamHandoff(readFileSync(file, 'utf8'));
+  if (inlinedStylesheet(prerendered) !== sheet) {
+    throw new Error(`post-build: ${relative(clientDir, file)} inlines another stylesheet than index.html`);
+  }
+  const html = await inlineCriticalCss(prerendered, sheetHref, clientDir);
+  writeFileSync(file, deferBootstrap(html, interactive ? 'interaction' : 'load', sheetHref));
 }
 
 // 3. robots.txt and sitemap.xml.

@@ -179,6 +179,15 @@ describe('access to /metrics', () => {
     expect(() => loadConfig({ ...production, METRICS_TOKEN: 'short' })).toThrow(
       /METRICS_TOKEN must be at least 32 characters/,
     );
+    // The example env file's placeholders pass the length check; a copy started unedited is refused.
+    const unedited = () =>
+      loadConfig({
+        ...production,
+        METRICS_TOKEN: 'CHANGE-ME-openssl-rand-hex-32-xxxxxxxx',
+        SERVICE_ROLE_KEY: 'CHANGE-ME-at-least-32-random-characters',
+      });
+    expect(unedited).toThrow(/METRICS_TOKEN still holds the example's CHANGE-ME placeholder/);
+    expect(unedited).toThrow(/SERVICE_ROLE_KEY still holds the example's CHANGE-ME placeholder/);
     const open = loadConfig({ ...production, METRICS_ENABLED: 'true' });
     expect(open.METRICS_ENABLED).toBe(true);
     expect(open.warnings.join('\n')).toMatch(/METRICS_ENABLED=true without METRICS_TOKEN/);

@@ -1,7 +1,9 @@
 // PKCE for email links (RFC 7636 as GoTrue uses it): sign-up, recovery, email change and resend take
 // code_challenge + code_challenge_method; the link then redirects with ?code=<auth code>, which the
-// client exchanges at POST /token?grant_type=pkce with its code_verifier.
+// client exchanges at POST /token?grant_type=pkce with its code_verifier. A social sign-in's callback
+// makes its flow state complete at once (issueCompletedFlow), with the provider's tokens sealed in it.
 import { createHash, randomUUID } from 'node:crypto';
+import { openWithCode, sealWithCode } from '../crypto/code-seal.ts';
 import { randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
 import { audit } from '../db/audit.repo.ts';
 import type { DbOrTx } from '../db/client.ts';
@@ -87,18 +89,54 @@ export async function issueFlowAuthCode(deps: Deps, db: DbOrTx, flowStateId: str
   return code;
 }
 
+/** A provider's own OAuth tokens after a social sign-in (GoTrue passes them back to the client). */
+export type ProviderTokens = { accessToken: string; refreshToken?: string | undefined };
+
+/**
+ * GoTrue's `provider_token` and `provider_refresh_token`, as the session answer and the implicit
+ * redirect carry them: the refresh token only when the provider gave one (never empty).
+ */
+export function providerTokenFields(tokens: ProviderTokens | undefined): {
+  provider_token?: string;
+  provider_refresh_token?: string;
+} {
+  if (!tokens?.accessToken) return {};
+  return {
+    provider_token: tokens.accessToken,
+    ...(tokens.refreshToken ? { provider_refresh_token: tokens.refreshToken } : {}),
+  };
+}
+
+/** What the sealed provider tokens are (bound into the seal as its context). */
+const PROVIDER_TOKENS_CONTEXT = 'flow_state.provider_tokens';
+
 /**
  * A sign-in already completed elsewhere (a provider's callback): the flow state and its auth code
  * at once, for the `?code=` redirect the client exchanges with its verifier.
+ *
+ * The provider's tokens wait in the flow state for that exchange, as in GoTrue, but not in plain
+ * text: they are live credentials for the user's Google/GitHub/… account, and an abandoned flow
+ * state stays until the sweep removes it (expiry plus the retention), in the database and in any
+ * backup or dump taken meanwhile. They are sealed (AES-256-GCM, crypto/code-seal.ts) under a key
+ * derived from the auth code, which the database holds only as its SHA-256: only the client that
+ * presents the code can have them opened, and no key needs configuring or rotating. (There is no
+ * service-wide key for secrets at rest to use instead: BACKUP_KEY is optional and for backups.)
  */
 export async function issueCompletedFlow(
   deps: Deps,
   tx: DbOrTx,
-  f: { userId: string; pkce: PkceParams; providerType: string; authenticationMethod: string },
+  f: {
+    userId: string;
+    pkce: PkceParams;
+    providerType: string;
+    authenticationMethod: string;
+    providerTokens?: ProviderTokens | undefined;
+  },
 ): Promise<string> {
   const code = randomUUID();
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + deps.config.FLOW_STATE_EXPIRY * 1000);
+  const fields = providerTokenFields(f.providerTokens);
   const row = await insertFlowState(tx, {
     userId: f.userId,
     codeChallenge: f.pkce.challenge,
@@ -106,6 +144,9 @@ export async function issueCompletedFlow(
     authenticationMethod: f.authenticationMethod,
     providerType: f.providerType,
     placeholderHash: sha256(`unissued:${randomToken(16)}`),
+    providerTokens: fields.provider_token
+      ? sealWithCode(JSON.stringify(fields), code, PROVIDER_TOKENS_CONTEXT)
+      : undefined,
     expiresAt,
     now,
   });
@@ -138,6 +179,7 @@ export async function pkceGrant(
   if (flow.expiresAt <= now) throw new AuthError('flow_state_expired');
   if (!safeEqual(challengeOf(verifier, flow.codeChallengeMethod), flow.codeChallenge))
     throw new AuthError('bad_code_verifier');
+  const providerTokens = flow.providerTokens ? openProviderTokens(flow.providerTokens, authCode) : {};
   const userId = flow.userId;
   const result = await deps.db.transaction(async (tx) => {
     // Used once: a second exchange finds nothing (GoTrue deletes the flow state too).
@@ -149,9 +191,25 @@ export async function pkceGrant(
     await audit(tx, 'login', user.id, meta.ip, { provider: flow.providerType, method: 'pkce' });
     return { user, ...started };
   });
-  return issueSession(deps, {
+  const session = await issueSession(deps, {
     user: result.user,
     session: result.session,
     refreshToken: result.refreshToken,
+  });
+  // GoTrue: the provider's tokens with the session, once (the flow state is gone now).
+  return { ...session, ...providerTokens };
+}
+
+/** The sealed provider tokens of a flow state, opened with its auth code. */
+function openProviderTokens(sealed: string, authCode: string): ReturnType<typeof providerTokenFields> {
+  const opened = openWithCode(sealed, authCode, PROVIDER_TOKENS_CONTEXT);
+  // The row was found by this code's hash, so only a changed row fails to open: refused before the
+  // flow state is used up, rather than a session handed out without what the client expects.
+  if (opened === undefined) throw new AuthError('unexpected_failure');
+  const parsed = JSON.parse(opened) as { provider_token?: unknown; provider_refresh_token?: unknown };
+  return providerTokenFields({
+    accessToken: typeof parsed.provider_token === 'string' ? parsed.provider_token : '',
+    refreshToken:
+      typeof parsed.provider_refresh_token === 'string' ? parsed.provider_refresh_token : undefined,
   });
 }

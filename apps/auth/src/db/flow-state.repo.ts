@@ -15,6 +15,8 @@ export async function insertFlowState(
     /** 'email' (links) or the third-party provider's name. */
     providerType?: string;
     placeholderHash: string;
+    /** Sealed (crypto/code-seal.ts): a social sign-in's provider tokens, for the code exchange. */
+    providerTokens?: string | undefined;
     expiresAt: Date;
     now: Date;
   },
@@ -30,6 +32,7 @@ export async function insertFlowState(
       codeChallengeMethod: f.codeChallengeMethod,
       authenticationMethod: f.authenticationMethod,
       providerType: f.providerType ?? 'email',
+      providerTokens: f.providerTokens ?? null,
       expiresAt: f.expiresAt,
       createdAt: f.now,
       updatedAt: f.now,

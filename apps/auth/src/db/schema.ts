@@ -193,6 +193,10 @@ export const flowState = pgTable(
     providerType: text('provider_type').notNull().default('email'),
     authenticationMethod: text('authentication_method').notNull(),
     authCodeIssuedAt: tz('auth_code_issued_at'),
+    // A social sign-in's provider tokens (GoTrue's provider_access_token / provider_refresh_token),
+    // handed over at the code exchange: sealed with a key derived from the auth code, which is
+    // stored only hashed (crypto/code-seal.ts). Null for email links.
+    providerTokens: text('provider_tokens'),
     usedAt: tz('used_at'),
     expiresAt: tz('expires_at').notNull(),
     createdAt: created(),

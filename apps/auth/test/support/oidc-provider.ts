@@ -9,7 +9,9 @@
  *
  * Sign-in needs no form: the account is the `login_hint` the client passes on
  * (`queryParams: { login_hint: 'alice' }`); `login_hint=refuse` answers access_denied, as a
- * visitor pressing "Cancel" would. Consent is granted by default (loadExistingGrant).
+ * visitor pressing "Cancel" would. Consent is granted by default (loadExistingGrant), and given
+ * when asked for: `scopes: 'offline_access'` with `prompt: 'consent'` gets a refresh token too, as
+ * Google's `access_type=offline&prompt=consent` does.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +32,10 @@ export type IdentityProvider = {
   allowRedirect(uri: string): void;
   /** An ID token signed with the provider's own key (for signInWithIdToken and forged ones). */
   signIdToken(claims: JWTPayload, opts?: { expiresIn?: string | number }): Promise<string>;
+  /** The provider's userinfo answer for one of its access tokens (status and body). */
+  userInfo(accessToken: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The provider's token endpoint, refresh_token grant, as the client (status and body). */
+  refresh(refreshToken: string): Promise<{ status: number; body: Record<string, unknown> }>;
   close(): Promise<void>;
 };
 
@@ -59,7 +65,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
           client_id: clientId,
           client_secret: clientSecret,
           redirect_uris: [...redirectUris],
-          grant_types: ['authorization_code'],
+          grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_basic',
         },
@@ -77,6 +83,9 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         return { accountId: id, claims: async () => ({ sub: id, ...account }) };
       },
       async loadExistingGrant(ctx: KoaContextWithOIDC) {
+        // The grant the consent interaction just made (prompt=consent, below).
+        const consented = ctx.oidc.result?.consent?.grantId;
+        if (consented) return ctx.oidc.provider.Grant.find(consented);
         const accountId = ctx.oidc.session?.accountId;
         const client = ctx.oidc.client;
         if (!accountId || !client) return undefined;
@@ -92,6 +101,21 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         void (async () => {
           try {
             const details = await provider.interactionDetails(req, res);
+            if (details.prompt.name === 'consent') {
+              // The client asked for consent (prompt=consent): every scope it asked for is granted.
+              const grant = new provider.Grant({
+                accountId: String(details.session?.accountId),
+                clientId: String(details.params.client_id),
+              });
+              grant.addOIDCScope(String(details.params.scope ?? ''));
+              const grantId = await grant.save();
+              return await provider.interactionFinished(
+                req,
+                res,
+                { consent: { grantId } },
+                { mergeWithLastSubmission: true },
+              );
+            }
             const hint = String(details.params.login_hint ?? idp.nextAccount ?? '');
             if (hint === 'refuse')
               return await provider.interactionFinished(req, res, {
@@ -133,6 +157,21 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         .setIssuedAt()
         .setExpirationTime(opts.expiresIn ?? '10m')
         .sign(privateKey);
+    },
+    async userInfo(accessToken) {
+      const res = await fetch(`${issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    async refresh(refreshToken) {
+      const res = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     close: () =>
       new Promise<void>((resolve) => {

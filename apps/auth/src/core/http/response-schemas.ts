@@ -76,6 +76,16 @@ export const sessionSchema = z
     expires_at: z.number().int().describe('Unix time (seconds)'),
     refresh_token: z.string(),
     user: userSchema,
+    provider_token: z
+      .string()
+      .optional()
+      .describe(
+        "PKCE grant after a social sign-in (or linkIdentity) only: the provider's own OAuth access token",
+      ),
+    provider_refresh_token: z
+      .string()
+      .optional()
+      .describe("As provider_token, and only when the provider issued one: the provider's refresh token"),
     weak_password: z
       .strictObject({ message: z.string(), reasons: z.array(z.string()) })
       .nullable()

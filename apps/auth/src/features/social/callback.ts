@@ -2,11 +2,13 @@
 // them, form_post). The stored sign-in is taken once by its state; the code is exchanged and the
 // ID token checked (openid-client: state, PKCE, issuer, audience, expiry, nonce; jose: signature);
 // then the browser goes to the validated redirect_to with `?code=` (PKCE) or the session in the
-// fragment (implicit). Failures go there too, as `error`, `error_code` and `error_description`
-// (query and fragment for PKCE, fragment for implicit; both when the state is unknown).
+// fragment (implicit). The provider's own tokens go back as GoTrue's do: in that fragment, or with
+// the session the code is exchanged for (core/pkce.ts keeps them sealed until then); never logged.
+// Failures go there too, as `error`, `error_code` and `error_description` (query and fragment for
+// PKCE, fragment for implicit; both when the state is unknown).
 import * as oidc from 'openid-client';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
-import type { PkceParams } from '../../core/pkce.ts';
+import { type PkceParams, type ProviderTokens, providerTokenFields } from '../../core/pkce.ts';
 import { sha256 } from '../../crypto/tokens.ts';
 import { consumeOAuthState, type OAuthStateRow } from '../../db/oauth-states.repo.ts';
 import { AuthError } from '../../errors.ts';
@@ -66,13 +68,16 @@ function appleName(user: string | undefined): string | undefined {
   }
 }
 
-/** The provider's account behind the code (throws AuthError provider_error / bad_oauth_callback). */
+/**
+ * The provider's account behind the code, and the provider's tokens (throws AuthError
+ * provider_error / bad_oauth_callback).
+ */
 async function exchange(
   deps: Deps,
   row: OAuthStateRow,
   state: string,
   p: CallbackParams,
-): Promise<ProviderProfile> {
+): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }> {
   const name = row.provider;
   if (!isProviderName(name) || !deps.config.social.providers[name].enabled)
     throw new AuthError('validation_failed', 'Unsupported provider: Provider is not enabled');
@@ -102,8 +107,10 @@ async function exchange(
       `Unable to exchange external code: ${(err as Error).message.slice(0, 200)}`,
     );
   }
-  if (kind === 'github') return githubProfile(config, cfg, tokens.access_token);
-  if (kind === 'x') return xProfile(config, tokens.access_token);
+  const providerTokens = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
+  if (kind === 'github')
+    return { profile: await githubProfile(config, cfg, tokens.access_token), tokens: providerTokens };
+  if (kind === 'x') return { profile: await xProfile(config, tokens.access_token), tokens: providerTokens };
   // The claims were checked by openid-client; the signature is checked here against the JWKS.
   await verifyIdToken(config, cfg, tokens.id_token ?? '').catch(() => {
     throw new AuthError('bad_oauth_callback', 'Bad ID token');
@@ -118,7 +125,7 @@ async function exchange(
       deps.logger.warn({ provider: name, err: (err as Error).message.slice(0, 200) }, 'userinfo failed');
     }
   }
-  return profileFromClaims({ ...info, ...claims }, appleName(p.user));
+  return { profile: profileFromClaims({ ...info, ...claims }, appleName(p.user)), tokens: providerTokens };
 }
 
 export async function completeAuthorization(
@@ -166,20 +173,26 @@ export async function completeAuthorization(
       description: 'OAuth callback with missing authorization code',
     });
   try {
-    const profile = await exchange(deps, row, p.state, p);
+    const { profile, tokens } = await exchange(deps, row, p.state, p);
     const outcome = await signInWithProfile(deps, row.provider, profile, meta, {
       linkUserId: row.linkUserId,
       pkce,
+      providerTokens: tokens,
     });
     if ('code' in outcome) return withResult(row.redirectTo, 'query', { code: outcome.code });
     const s = outcome.session;
-    return withResult(row.redirectTo, 'fragment', {
+    // GoTrue's fragment: `provider_refresh_token` only when the provider gave one, `sb` the empty
+    // marker telling clients the redirect is Supabase Auth's, the keys sorted (Go's url.Values).
+    const fragment = Object.entries({
       access_token: s.access_token,
       expires_at: String(s.expires_at),
       expires_in: String(s.expires_in),
+      ...providerTokenFields(tokens),
       refresh_token: s.refresh_token,
+      sb: '',
       token_type: 'bearer',
-    });
+    }).sort(([a], [b]) => (a < b ? -1 : 1));
+    return withResult(row.redirectTo, 'fragment', Object.fromEntries(fragment));
   } catch (err) {
     if (!(err instanceof AuthError) || err.status >= 500) throw err;
     log.warn(

@@ -3,7 +3,7 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession, startSession } from '../../core/issue-session.ts';
-import { issueCompletedFlow, type PkceParams } from '../../core/pkce.ts';
+import { issueCompletedFlow, type PkceParams, type ProviderTokens } from '../../core/pkce.ts';
 import { isUniqueViolation } from '../../db/client.ts';
 import { accountForProfile, admitUser } from './accounts.ts';
 import type { ProviderProfile } from './providers.ts';
@@ -18,7 +18,12 @@ export async function signInWithProfile(
   provider: string,
   profile: ProviderProfile,
   meta: RequestMeta,
-  opts: { linkUserId?: string | null | undefined; pkce?: PkceParams | undefined },
+  opts: {
+    linkUserId?: string | null | undefined;
+    pkce?: PkceParams | undefined;
+    /** The provider's tokens, kept (sealed) with a PKCE flow for the code exchange. */
+    providerTokens?: ProviderTokens | undefined;
+  },
 ): Promise<SignInOutcome> {
   const attempt = () =>
     deps.db.transaction(async (tx) => {
@@ -30,6 +35,7 @@ export async function signInWithProfile(
           pkce: opts.pkce,
           providerType: provider,
           authenticationMethod: OAUTH_AMR,
+          providerTokens: opts.providerTokens,
         });
         return { kind: 'code', code } as const;
       }

@@ -101,7 +101,7 @@ export function socialEndpoints(deps: Deps): Endpoint[] {
       path: '/callback',
       access: 'public',
       summary:
-        "The provider's answer: signs in and redirects to redirect_to with ?code= (PKCE) or the session in the fragment (implicit); failures as error, error_code, error_description",
+        "The provider's answer: signs in and redirects to redirect_to with ?code= (PKCE; the exchange also returns provider_token and provider_refresh_token) or the session with provider_token and provider_refresh_token in the fragment (implicit); failures as error, error_code, error_description",
       query: callbackQuery,
       responses: { 302: 'To redirect_to (or SITE_URL when the state is unknown)' },
       handler: (c, { query }) =>

@@ -1,15 +1,21 @@
 // Social sign-in (issue #15) against a real OpenID Connect provider on loopback (oidc-provider),
 // standing in for Google and for a generic issuer, through supabase-js: PKCE and implicit, first
 // and second sign-in, linking by verified email (and refusing an unverified one), state replay and
-// expiry, the provider's refusal, signInWithIdToken with good and bad ID tokens, manual linking.
+// expiry, the provider's refusal, signInWithIdToken with good and bad ID tokens, manual linking,
+// and the provider's own tokens (provider_token, provider_refresh_token) handed back to the client.
 import {
   createClient,
   type Provider,
   type Session,
   type SupabaseClient,
+  type SupportedStorage,
   type User,
 } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sessionSchema } from '../../../src/core/http/response-schemas.ts';
+import { sha256 } from '../../../src/crypto/tokens.ts';
+import { flowState } from '../../../src/db/schema.ts';
 import {
   followSignIn,
   followToCallback,
@@ -47,14 +53,23 @@ function account(verified = true, email = uniqueEmail('social')) {
   return { id, email };
 }
 
+/** Asks the provider for a refresh token too (Google's way: offline access, consent asked again). */
+const OFFLINE = { scopes: 'offline_access', queryParams: { prompt: 'consent' } } as const;
+
 /** signInWithOAuth as a browser would go through it; returns where the site is sent. */
-async function signIn(sb: SupabaseClient, loginHint: string, provider = 'google') {
+async function signIn(
+  sb: SupabaseClient,
+  loginHint: string,
+  provider = 'google',
+  extra: { scopes?: string; queryParams?: Record<string, string> } = {},
+) {
   const { data, error } = await sb.auth.signInWithOAuth({
     provider: provider as Provider,
     options: {
       redirectTo: `${t.url}/welcome`,
       skipBrowserRedirect: true,
-      queryParams: { login_hint: loginHint },
+      ...(extra.scopes ? { scopes: extra.scopes } : {}),
+      queryParams: { login_hint: loginHint, ...extra.queryParams },
     },
   });
   expect(error).toBeNull();
@@ -390,6 +405,10 @@ describe('linkIdentity / unlinkIdentity', () => {
     expect(exchanged.error).toBeNull();
     const linked = exchanged as { data: { user: User; session: Session } };
     expect(linked.data.user.id).toBe(first.user.id);
+    // As GoTrue: the linked provider's own token comes with the session (no refresh token asked for).
+    const linkedToken = linked.data.session.provider_token as string;
+    expect((await idp.userInfo(linkedToken)).body.sub).toBe(other.id);
+    expect(linked.data.session).not.toHaveProperty('provider_refresh_token');
     expect(linked.data.user.identities?.map((i) => i.provider).sort()).toEqual(['google', 'oidc']);
     const oidcIdentity = linked.data.user.identities?.find((i) => i.provider === 'oidc');
     expect((await sb.auth.unlinkIdentity(oidcIdentity as never)).error).toBeNull();
@@ -450,5 +469,165 @@ describe('manual linking switched off', () => {
     } finally {
       t.server.deps.config.social.manualLinking = true;
     }
+  });
+});
+
+/** A supabase-js client whose storage the test can read (the PKCE verifier). */
+function clientWithStorage(store: Map<string, string>): SupabaseClient {
+  const storage: SupportedStorage = {
+    getItem: (key) => store.get(key) ?? null,
+    setItem: (key, value) => {
+      store.set(key, value);
+    },
+    removeItem: (key) => {
+      store.delete(key);
+    },
+  };
+  return createClient(t.url, t.anonKey, {
+    auth: {
+      persistSession: true,
+      autoRefreshToken: false,
+      detectSessionInUrl: false,
+      flowType: 'pkce',
+      storage,
+    },
+  });
+}
+
+/**
+ * supabase-js on the page the implicit flow lands on: a client made in a "browser" at that URL reads
+ * the session from the fragment itself (auth-js `_getSessionFromURL`, detectSessionInUrl).
+ */
+async function sessionFromUrl(landing: URL): Promise<Session | null> {
+  const location = { href: landing.href, hash: landing.hash };
+  vi.stubGlobal('window', { location, history: { state: null, replaceState: () => undefined } });
+  vi.stubGlobal('document', {});
+  try {
+    const sb = createClient(t.url, t.anonKey, {
+      auth: {
+        persistSession: false,
+        autoRefreshToken: false,
+        detectSessionInUrl: true,
+        flowType: 'implicit',
+        lock: async (_name, _timeout, fn) => fn(),
+      },
+    });
+    const { error } = await sb.auth.initialize();
+    expect(error).toBeNull();
+    // auth-js clears the fragment once it has the session.
+    expect(location.hash).toBe('');
+    return (await sb.auth.getSession()).data.session;
+  } finally {
+    vi.unstubAllGlobals();
+  }
+}
+
+describe("the provider's own tokens", () => {
+  it('implicit: the fragment carries provider_token, and provider_refresh_token only when issued', async () => {
+    const a = account();
+    const landing = await signIn(client('implicit'), a.id);
+    const fragment = new URLSearchParams(landing.hash.slice(1));
+    // GoTrue's fragment: keys sorted, the empty `sb` marker; no refresh token was asked for.
+    expect([...fragment.keys()]).toEqual([
+      'access_token',
+      'expires_at',
+      'expires_in',
+      'provider_token',
+      'refresh_token',
+      'sb',
+      'token_type',
+    ]);
+    expect(landing.hash).not.toContain('provider_refresh_token');
+    const session = await sessionFromUrl(landing);
+    expect(session?.user.email).toBe(a.email);
+    expect(session?.provider_token).toBe(fragment.get('provider_token'));
+    expect(session?.provider_refresh_token).toBeUndefined();
+    // The provider's real access token: its userinfo endpoint answers for this account.
+    expect(await idp.userInfo(session?.provider_token as string)).toMatchObject({
+      status: 200,
+      body: { sub: a.id, email: a.email },
+    });
+
+    const b = account();
+    const offline = await signIn(client('implicit'), b.id, 'google', OFFLINE);
+    const keys = [...new URLSearchParams(offline.hash.slice(1)).keys()];
+    expect(keys).toEqual([
+      'access_token',
+      'expires_at',
+      'expires_in',
+      'provider_refresh_token',
+      'provider_token',
+      'refresh_token',
+      'sb',
+      'token_type',
+    ]);
+    const withRefresh = await sessionFromUrl(offline);
+    expect((await idp.userInfo(withRefresh?.provider_token as string)).body.sub).toBe(b.id);
+    // The provider's real refresh token: its token endpoint gives a new access token for it.
+    const refreshed = await idp.refresh(withRefresh?.provider_refresh_token as string);
+    expect(refreshed.status).toBe(200);
+    expect((await idp.userInfo(refreshed.body.access_token as string)).body.sub).toBe(b.id);
+  });
+
+  it('PKCE: the code exchange returns them once; they wait sealed, never in plain text', async () => {
+    const a = account();
+    const store = new Map<string, string>();
+    const sb = clientWithStorage(store);
+    const landing = await signIn(sb, a.id, 'google', OFFLINE);
+    const code = landing.searchParams.get('code') as string;
+    expect(code).toBeTruthy();
+    expect(landing.hash).toBe('');
+    // The client's storage as it is before the exchange (the verifier in it), for a second try.
+    const before = new Map(store);
+
+    const [row] = await t.server.deps.db
+      .select()
+      .from(flowState)
+      .where(eq(flowState.authCodeHash, sha256(code)));
+    expect(row?.providerTokens).toMatch(/^v1\./);
+
+    const { data, error } = await sb.auth.exchangeCodeForSession(code);
+    expect(error).toBeNull();
+    // The answer as the OpenAPI document declares it (a strict object: nothing undeclared).
+    expect(sessionSchema.safeParse(data.session).error).toBeUndefined();
+    const token = data.session?.provider_token as string;
+    const refresh = data.session?.provider_refresh_token as string;
+    expect(row?.providerTokens).not.toContain(token);
+    expect(row?.providerTokens).not.toContain(refresh);
+    expect((await idp.userInfo(token)).body).toMatchObject({ sub: a.id, email: a.email });
+    const refreshed = await idp.refresh(refresh);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.access_token).toEqual(expect.any(String));
+
+    // Used once: the same code with the same verifier (a second client holding it) is refused.
+    const second = await clientWithStorage(before).auth.exchangeCodeForSession(code);
+    expect(second.error?.status).toBe(404);
+    expect(second.error?.code).toBe('flow_state_not_found');
+    expect(second.data.session).toBeNull();
+
+    // Without offline access: provider_token only, no provider_refresh_token key at all.
+    const b = account();
+    const plain = await pkceSignIn(b.id);
+    expect((await idp.userInfo(plain.session.provider_token as string)).body.sub).toBe(b.id);
+    expect(plain.session).not.toHaveProperty('provider_refresh_token');
+  });
+
+  it('an email-link PKCE exchange carries no provider token', async () => {
+    const email = uniqueEmail('social-none');
+    const store = new Map<string, string>();
+    const sb = clientWithStorage(store);
+    const { error } = await sb.auth.signUp({
+      email,
+      password: 'No-Provider-Token-5521',
+      options: { emailRedirectTo: `${t.url}/welcome` },
+    });
+    expect(error).toBeNull();
+    const mail = await t.inbox.waitFor(email);
+    const verified = await fetch(mail.links[0] as string, { redirect: 'manual' });
+    const code = new URL(verified.headers.get('location') as string).searchParams.get('code') as string;
+    const { data } = await sb.auth.exchangeCodeForSession(code);
+    expect(data.session?.user.email).toBe(email);
+    expect(data.session).not.toHaveProperty('provider_token');
+    expect(data.session).not.toHaveProperty('provider_refresh_token');
   });
 });

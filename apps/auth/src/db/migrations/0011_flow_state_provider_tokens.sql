@@ -1,0 +1,1 @@
+ALTER TABLE "flow_state" ADD COLUMN "provider_tokens" text;

@@ -70,10 +70,18 @@ export type EntryProcess = {
   killGroup(): Promise<void>;
 };
 
-/** Spawns `command args` in its own process group from the repository root. */
-export function spawnEntry(command: string, args: string[], env: Record<string, string>): EntryProcess {
+/**
+ * Spawns `command args` in its own process group, from the repository root unless `cwd` names another
+ * directory (an installed copy, started from its own checkout as the systemd unit's WorkingDirectory).
+ */
+export function spawnEntry(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string = repoRoot,
+): EntryProcess {
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd,
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

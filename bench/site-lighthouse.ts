@@ -8,6 +8,8 @@
 //   and its session put into the profile's localStorage as supabase-js stores it; before each run the
 //   HTTP cache is cleared and the session stored again, and Lighthouse's own storage reset (which would
 //   sign the visitor out) is skipped for those runs, so they load as cold as the others.
+//   LH_SAVE=/tmp/lh writes each run's report and trace as /tmp/lh_account-1.lhr.json and
+//   /tmp/lh_account-1.trace.json (page path with `/` as `_`, run number).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Session } from '@supabase/supabase-js';
@@ -115,8 +117,13 @@ try {
       }
       if (!result) throw new Error('lighthouse returned no result');
       const { categories, audits } = result.lhr;
-      if (process.env.LH_SAVE)
-        writeFileSync(`/tmp/lhr${path.replace(/\//g, '_')}.json`, JSON.stringify(result.lhr));
+      if (process.env.LH_SAVE) {
+        // The report and the observed (unthrottled) trace of each run, to see where the main thread's
+        // time goes: open the trace in Chromium's Performance panel, or read its tasks with a script.
+        const name = `${process.env.LH_SAVE}${path.replace(/\//g, '_')}-${i + 1}`;
+        writeFileSync(`${name}.lhr.json`, JSON.stringify(result.lhr));
+        writeFileSync(`${name}.trace.json`, JSON.stringify(result.artifacts.Trace));
+      }
       const items =
         (audits['network-requests']?.details as { items?: Array<Record<string, unknown>> })?.items ?? [];
       // A signed-in page that lost its session would measure the redirect to sign in instead.

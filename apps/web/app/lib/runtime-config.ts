@@ -22,8 +22,21 @@ export function storageKeyFor(supabaseUrl: string): string {
 
 export const storedSessionKeyPattern = /^sb-.+-auth-token$/;
 
-export async function fetchRuntimeConfig(): Promise<RuntimeConfig> {
-  const response = await fetch('/runtime-config.json', { cache: 'no-store' });
-  if (!response.ok) throw new Error(`runtime-config.json answered ${response.status}`);
-  return parseRuntimeConfig(await response.json());
+let pending: Promise<RuntimeConfig> | undefined;
+
+/**
+ * Read once per page and shared: the auth client, the service settings and the account page's own
+ * endpoints all ask for it while the page starts (three requests, three answers to parse, before). A
+ * failure lets the next ask retry.
+ */
+export function fetchRuntimeConfig(): Promise<RuntimeConfig> {
+  pending ??= (async () => {
+    const response = await fetch('/runtime-config.json', { cache: 'no-store' });
+    if (!response.ok) throw new Error(`runtime-config.json answered ${response.status}`);
+    return parseRuntimeConfig(await response.json());
+  })();
+  pending.catch(() => {
+    pending = undefined;
+  });
+  return pending;
 }

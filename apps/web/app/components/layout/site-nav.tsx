@@ -119,7 +119,7 @@ export function SiteNav({
   const authControls = (variant: 'bar' | 'menu') =>
     signedIn ? (
       <div
-        className={cn('flex items-center gap-3', variant === 'menu' && 'flex-col items-stretch')}
+        className={cn('flex gap-3', variant === 'menu' ? 'flex-col items-stretch' : 'items-center')}
         data-testid={`nav-session-${variant}`}
       >
         {/* The email is the way to the account page (issue #14). */}
@@ -139,7 +139,7 @@ export function SiteNav({
         </Button>
       </div>
     ) : (
-      <div className={cn('flex items-center gap-2', variant === 'menu' && 'flex-col items-stretch')}>
+      <div className={cn('flex gap-2', variant === 'menu' ? 'flex-col items-stretch' : 'items-center')}>
         <a
           href={paths.auth.getHref(locale)}
           className={cn(buttonVariants({ variant: 'ghost', size: 'sm' }), 'text-white')}

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { startTransition, useEffect, useState } from 'react';
 import { Button } from '~/components/ui/button.tsx';
 import { type AccountSession, listSessions } from '~/features/account/lib/account-api.ts';
+import { formatLastActive } from '~/features/account/lib/last-active.ts';
 import { fill } from '~/features/account/lib/password-reasons.ts';
 import { useAction } from '~/features/account/lib/use-action.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
@@ -48,19 +49,14 @@ export function DevicesSection({ auth, accessToken }: { auth: AuthClient; access
   useEffect(() => {
     let cancelled = false;
     listSessions(accessToken).then(
-      (list) => !cancelled && setSessions(list),
+      // Through startTransition, as the page's first account render (lib/use-account.ts).
+      (list) => !cancelled && startTransition(() => setSessions(list)),
       (error) => console.error('Could not list the sessions', error),
     );
     return () => {
       cancelled = true;
     };
   }, [accessToken]);
-
-  const when = (iso: string) =>
-    new Intl.DateTimeFormat(locale === 'ar' ? 'ar-SA-u-nu-latn' : 'en-GB', {
-      dateStyle: 'medium',
-      timeStyle: 'short',
-    }).format(new Date(iso));
 
   const signOutOthers = () =>
     void action.run('others', async () => {
@@ -85,7 +81,9 @@ export function DevicesSection({ auth, accessToken }: { auth: AuthClient; access
                 <bdi>{describeUserAgent(s.user_agent) ?? copy.unknownDevice}</bdi>
                 {s.current ? <span className="text-sm text-oasis-700"> · {copy.thisDevice}</span> : null}
               </p>
-              <p className="text-sm text-muted">{fill(copy.lastActive, when(s.last_active_at))}</p>
+              <p className="text-sm text-muted">
+                {fill(copy.lastActive, formatLastActive(s.last_active_at, locale))}
+              </p>
             </li>
           ))}
         </ul>

@@ -1,5 +1,5 @@
 import type { Session, User } from '@supabase/auth-js';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
 import { needsSecondFactor, tokenAal } from '~/lib/assurance.ts';
 import { type AuthClient, getAuthClient } from '~/lib/auth-client.ts';
 
@@ -37,10 +37,19 @@ export function useAccount(): {
         return;
       }
       if (cancelled) return;
-      setAuth(client);
-      const { data } = client.onAuthStateChange((_event, next) => {
-        setSession(next);
-        if (next?.user) setUser((current) => (current?.id === next.user.id ? current : next.user));
+      // The page's first account render goes through startTransition: it mounts all five sections at
+      // once, which as an ordinary (synchronous) update was one main-thread task of 25-30 ms on the
+      // development machine, over 100 ms under Lighthouse's 4× CPU slowdown (blocking time). Inside
+      // startTransition React renders it in slices of a few milliseconds and yields in between. Later
+      // events (an action's refresh, sign-out) stay ordinary updates, applied at once as before.
+      startTransition(() => setAuth(client));
+      const { data } = client.onAuthStateChange((event, next) => {
+        const apply = () => {
+          setSession(next);
+          if (next?.user) setUser((current) => (current?.id === next.user.id ? current : next.user));
+        };
+        if (event === 'INITIAL_SESSION') startTransition(apply);
+        else apply();
       });
       unsubscribe = () => data.subscription.unsubscribe();
     })();
@@ -50,20 +59,28 @@ export function useAccount(): {
     };
   }, []);
 
-  const reload = useCallback(async () => {
-    if (!auth) return;
-    const { data, error } = await auth.getUser();
-    if (!error && data.user) setUser(data.user);
-  }, [auth]);
+  const read = useCallback(
+    async (deferred: boolean) => {
+      if (!auth) return;
+      const { data, error } = await auth.getUser();
+      if (!error && data.user) {
+        const user = data.user;
+        if (deferred) startTransition(() => setUser(user));
+        else setUser(user);
+      }
+    },
+    [auth],
+  );
+  const reload = useCallback(() => read(false), [read]);
 
   // The user as the service has it, once per session (outside the auth event: auth-js must not be
-  // called back from its own callback).
+  // called back from its own callback); through startTransition, as the first render above.
   useEffect(() => {
     const id = session?.user?.id;
     if (!auth || !id || loadedFor.current === id) return;
     loadedFor.current = id;
-    void reload();
-  }, [auth, session, reload]);
+    void read(true);
+  }, [auth, session, read]);
 
   let state: AccountState;
   if (session === undefined) state = { status: 'loading' };

@@ -131,15 +131,19 @@ describe('the installed copy, started as the systemd unit starts it', () => {
         .replaceAll('/var/lib/namaa', join(work.path, 'state'));
     // /etc/namaa/namaa.env as an operator fills it from the example: their database and mail server
     // (nothing listens there: with MAILER_AUTOCONFIRM a sign-up sends no mail), secrets of their own.
-    // SITE_URL, MAIL_FROM, ANON_KEY and TRUST_PROXY stay as the example has them.
+    // SITE_URL, MAIL_FROM and TRUST_PROXY stay as the example has them. Every CHANGE-ME placeholder
+    // must be replaced (production refuses one left in), so the test checks none is left over.
+    const example = readExampleSettings();
     const settings: Record<string, string> = {
-      ...readExampleSettings(),
+      ...example,
+      ANON_KEY: `sb_publishable_${randomBytes(16).toString('hex')}`,
       DATABASE_URL: database.url,
       SMTP_URL: `smtp://mailer:secret@127.0.0.1:${await freePort()}`,
       SERVICE_ROLE_KEY: randomBytes(24).toString('hex'),
       METRICS_TOKEN: randomBytes(32).toString('hex'),
       MAILER_AUTOCONFIRM: 'true',
     };
+    expect(Object.entries(settings).filter(([, value]) => /CHANGE-ME/.test(value))).toEqual([]);
     anonKey = settings.ANON_KEY as string;
     killSignal = unit.killSignal as NodeJS.Signals;
     const env: Record<string, string> = {

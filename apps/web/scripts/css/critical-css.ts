@@ -104,11 +104,13 @@ export async function inlineCriticalCss(html: string, href: string, clientDir: s
     fonts: false,
     keyframes: 'critical',
     // Selectors Beasties leaves out though they style the page (each found by e2e/critical-css.test.ts):
-    //  - bare pseudo-elements (Tailwind's preflight): they match no element by themselves, so Beasties
-    //    drops them; `::backdrop` is the menu popover's, the others (`::placeholder`,
-    //    `::file-selector-button`, `::-webkit-…`) style form fields, so they are kept where there are some;
+    //  - bare pseudo-classes and pseudo-elements: stripped, they match nothing, so Beasties drops them;
+    //    yet `:focus-visible` is the focus ring of every link, `::backdrop` the menu popover's, and the
+    //    preflight's `::placeholder`, `::file-selector-button`, `::-webkit-…` style form fields (kept
+    //    where there are some);
     //  - selectors it cannot evaluate (see `unmatchedSelectors`).
     allowRules: [
+      /^:[^:]/,
       /^::backdrop$/,
       ...(/<(input|textarea|select)\b/.test(html) ? [/^::/] : []),
       ...unmatchedSelectors(sheet, html),

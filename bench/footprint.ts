@@ -1,6 +1,7 @@
 /**
  * The service's footprint (issue #19; not a test): `node bench/footprint.ts [--load 60] [--rest 30]
- * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg,pg-deployed,pglite,pglite-deployed]`
+ * [--restarts 3] [--pg postgres://root@127.0.0.1:5432/test] [--only pg,pg-deployed,pglite,pglite-deployed]
+ * [--env NAME=value …]`
  *
  * The product as `npm start` runs it (scripts/start.mjs: site and API in one process, the built
  * site served; LOG_LEVEL=warn as the issue measured), on PostgreSQL (a fresh database) and on the
@@ -11,6 +12,7 @@
  *    40 %) for `--load` s, RSS sampled every 500 ms (peak) and right after;
  * 3. `--rest` s idle, RSS again (does it return toward idle?);
  * 4. `--restarts` times: SIGTERM, start again on the same data, time to healthy, idle RSS.
+ * Each mode has its own compile cache (NODE_COMPILE_CACHE), filled by its first start.
  * Prints a table; writes bench/results/footprint.json. Builds the site first if it is missing.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -30,6 +32,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '64' },
     pg: { type: 'string', default: 'postgres://root@127.0.0.1:5432/test' },
     only: { type: 'string' },
+    // Extra environment for every mode, e.g. `--env MALLOC_TRIM_THRESHOLD_=131072` (to try a setting).
+    env: { type: 'string', multiple: true },
   },
 });
 const root = new URL('..', import.meta.url).pathname;
@@ -150,8 +154,17 @@ const loadBefore = loadavg()[0];
 const modes = (args.only ?? 'pg,pg-deployed,pglite,pglite-deployed').split(',');
 // What deploy/systemd/namaa@.service and deploy/Dockerfile add to `node apps/auth/src/main.ts`.
 const DEPLOYED = { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=4' };
+const extraEnv = Object.fromEntries((args.env ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
 for (const mode of modes) {
-  const arena: Record<string, string> = mode.endsWith('-deployed') ? DEPLOYED : {};
+  // Each mode has its own compile cache (main.ts turns Node's on), kept from its first start to its
+  // restarts as the systemd unit's CacheDirectory keeps it: V8's cached code depends on the flags, so
+  // a cache shared by modes with different flags would be rejected and rewritten at every start.
+  const compileCache = mkdtempSync(join(tmpdir(), 'namaa-footprint-cache-'));
+  const arena: Record<string, string> = {
+    ...(mode.endsWith('-deployed') ? DEPLOYED : {}),
+    NODE_COMPILE_CACHE: compileCache,
+    ...extraEnv,
+  };
   const label = `${mode.startsWith('pglite') ? 'embedded PGlite' : 'PostgreSQL'}${mode.endsWith('-deployed') ? ', as deployed' : ''}`;
   if (mode.startsWith('pglite')) {
     const dataDir = mkdtempSync(join(tmpdir(), 'namaa-footprint-'));
@@ -168,6 +181,7 @@ for (const mode of modes) {
       await database.drop();
     }
   } else throw new Error(`--only: unknown mode ${mode} (pg, pg-deployed, pglite, pglite-deployed)`);
+  rmSync(compileCache, { recursive: true, force: true });
 }
 
 const rows = Object.entries(results).map(([db, r]) => ({

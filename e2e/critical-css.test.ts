@@ -88,12 +88,21 @@ function differences(page: Page, around?: 'focus' | 'hover'): Promise<string[]> 
     const link = document.getElementById('whole-sheet') as HTMLLinkElement;
     const elements = (): Element[] => {
       if (!around) return [...document.querySelectorAll('body, body *')];
-      const target = around === 'focus' ? document.activeElement : [...document.querySelectorAll(':hover')].pop();
+      const target =
+        around === 'focus' ? document.activeElement : [...document.querySelectorAll(':hover')].pop();
       if (!target) return [];
       const scope = target.closest('.group') ?? target;
       const ancestors: Element[] = [];
       for (let e = target.parentElement; e; e = e.parentElement) ancestors.push(e);
-      return [...new Set([...ancestors, scope, ...scope.querySelectorAll('*'), target, ...target.querySelectorAll('*')])];
+      return [
+        ...new Set([
+          ...ancestors,
+          scope,
+          ...scope.querySelectorAll('*'),
+          target,
+          ...target.querySelectorAll('*'),
+        ]),
+      ];
     };
     const snapshot = (list: Element[]) => {
       const values = new Map<string, string>();
@@ -131,7 +140,9 @@ const widths: Array<[string, BrowserContextOptions]> = [
 
 describe('critical CSS: each page inlines the rules that style it (issue #18)', () => {
   it('covers every prerendered page, and the whole sheet is one asset', () => {
-    expect(pages).toEqual(expect.arrayContaining(['/', '/ar/', '/auth/', '/ar/auth/', '/account/', '/ar/no-such-page']));
+    expect(pages).toEqual(
+      expect.arrayContaining(['/', '/ar/', '/auth/', '/ar/auth/', '/account/', '/ar/no-such-page']),
+    );
     const home = readFileSync(join(clientDir, 'index.html'), 'utf8');
     const whole = readFileSync(join(clientDir, sheetHref), 'utf8');
     const inlined = home.match(/<style>([\s\S]*?)<\/style>/)?.[1] ?? '';
@@ -170,7 +181,10 @@ describe('critical CSS: each page inlines the rules that style it (issue #18)', 
             const targets = page.locator('a[href]:visible, button:visible, input:visible');
             const count = await targets.count();
             for (let i = 0; i < Math.min(count, 40); i++) {
-              await targets.nth(i).hover({ timeout: 2000 }).catch(() => undefined);
+              await targets
+                .nth(i)
+                .hover({ timeout: 2000 })
+                .catch(() => undefined);
               expect(await differences(page, 'hover'), `hover ${i + 1}`).toEqual([]);
             }
           }
@@ -181,7 +195,7 @@ describe('critical CSS: each page inlines the rules that style it (issue #18)', 
     }
   }
 
-  it('React hydrates only once the whole sheet has loaded (what hydration renders is styled)', async () => {
+  it('React hydrates only once the whole sheet has loaded (what hydration renders is styled); the manifest is linked then', async () => {
     const context = await browser.newContext(desktop);
     const page = await context.newPage();
     let release: () => void = () => undefined;
@@ -195,6 +209,8 @@ describe('critical CSS: each page inlines the rules that style it (issue #18)', 
     try {
       await page.goto(`${site.origin}/ar/auth`);
       expect(await page.evaluate(() => [...document.styleSheets].some((sheet) => sheet.href))).toBe(false);
+      // The web app manifest is not linked before the framework starts (defer-bootstrap.ts says why).
+      expect(await page.locator('link[rel="manifest"]').count()).toBe(0);
       await page.keyboard.press('Shift');
       // The framework's modules load in well under this; hydration still waits for the sheet.
       await page.waitForTimeout(1500);
@@ -206,13 +222,16 @@ describe('critical CSS: each page inlines the rules that style it (issue #18)', 
         const count = (rules: CSSRuleList): number =>
           [...rules].reduce(
             (n, rule) =>
-              n + (rule instanceof CSSStyleRule ? 1 : 0) + ('cssRules' in rule ? count(rule.cssRules as CSSRuleList) : 0),
+              n +
+              (rule instanceof CSSStyleRule ? 1 : 0) +
+              ('cssRules' in rule ? count(rule.cssRules as CSSRuleList) : 0),
             0,
           );
         const sheet = [...document.styleSheets].find((s) => s.href?.endsWith(href));
         return sheet && !sheet.disabled ? count(sheet.cssRules) : 0;
       }, sheetHref);
       expect(whole).toBeGreaterThan(300);
+      expect(await page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/site.webmanifest');
     } finally {
       release();
       await context.close();

@@ -72,4 +72,22 @@ describe('deferBootstrap', () => {
   it('fails loudly when React Router changes its bootstrap shape', () => {
     expect(() => deferBootstrap('<html><body></body></html>')).toThrow(/not found/);
   });
+
+  it('loads the whole stylesheet with the modules, and links the manifest, when asked', () => {
+    const plain = deferBootstrap(page, 'interaction');
+    expect(plain).not.toContain('rel="stylesheet"');
+    expect(plain).not.toContain('"manifest"');
+    const out = deferBootstrap(page, 'interaction', {
+      stylesheet: '/assets/app-abc.css',
+      manifest: '/site.webmanifest',
+    });
+    // Hydration (the entry import) waits for the sheet: it is one of the awaited promises.
+    expect(out).toMatch(
+      /await Promise\.all\(\[import\("\/assets\/manifest-1\.js"\),[^\]]*,new Promise\(r=>\{const c=document\.createElement\("link"\);c\.rel="stylesheet";c\.href="\/assets\/app-abc\.css";c\.onload=c\.onerror=r;/,
+    );
+    expect(out).toContain('m.rel="manifest";m.href="/site.webmanifest"');
+    const code = out.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1] ?? '';
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    expect(() => new AsyncFunction(code)).not.toThrow();
+  });
 });

@@ -66,7 +66,13 @@ for (const file of htmlFiles) {
     throw new Error(`post-build: ${relative(clientDir, file)} inlines another stylesheet than index.html`);
   }
   const html = await inlineCriticalCss(prerendered, sheetHref, clientDir);
-  writeFileSync(file, deferBootstrap(html, interactive ? 'interaction' : 'load', sheetHref));
+  writeFileSync(
+    file,
+    deferBootstrap(html, interactive ? 'interaction' : 'load', {
+      stylesheet: sheetHref,
+      manifest: siteConfig.manifestPath,
+    }),
+  );
 }
 
 // 3. robots.txt and sitemap.xml.

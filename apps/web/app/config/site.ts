@@ -13,6 +13,8 @@ export const siteConfig = {
   origin: 'https://namaa.ai',
   copyrightYear: 2025,
   themeColor: '#0b3d2e',
+  /** The web app manifest: linked by the deferred bootstrap, not by the HTML (scripts/defer-bootstrap.ts). */
+  manifestPath: '/site.webmanifest',
   city: 'Riyadh',
   /**
    * Where a phone number typed without a country code is from (ISO 3166-1 alpha-2): `05x xxx xxxx`

@@ -32,7 +32,10 @@ export function stylesheetAssetPath(css: string): string {
 
 /** Decodes the entities React writes in attribute values. */
 const decodeAttribute = (value: string) =>
-  value.replace(/&(amp|quot|#39|lt|gt);/g, (_, name: string) => ({ amp: '&', quot: '"', '#39': "'", lt: '<', gt: '>' })[name] ?? '');
+  value.replace(
+    /&(amp|quot|#39|lt|gt);/g,
+    (_, name: string) => ({ amp: '&', quot: '"', '#39': "'", lt: '<', gt: '>' })[name] ?? '',
+  );
 
 /** A CSS identifier with its escapes resolved (`group-aria-expanded\:block`, `\32 xl`). */
 const unescapeIdentifier = (value: string) =>
@@ -98,8 +101,6 @@ export async function inlineCriticalCss(html: string, href: string, clientDir: s
   const beasties = new Beasties({
     path: clientDir,
     publicPath: '/',
-    preload: false,
-    noscriptFallback: false,
     // No @font-face in the app sheet (the Arabic faces have their own <style>, left untouched).
     fonts: false,
     keyframes: 'critical',
@@ -110,7 +111,7 @@ export async function inlineCriticalCss(html: string, href: string, clientDir: s
     //    where there are some);
     //  - selectors it cannot evaluate (see `unmatchedSelectors`).
     allowRules: [
-      /^:[^:]/,
+      /^:[a-z-]+$/,
       /^::backdrop$/,
       ...(/<(input|textarea|select)\b/.test(html) ? [/^::/] : []),
       ...unmatchedSelectors(sheet, html),
@@ -124,7 +125,8 @@ export async function inlineCriticalCss(html: string, href: string, clientDir: s
   const added = [...processed.matchAll(/<style>([\s\S]*?)<\/style>/g)]
     .map((m) => m[1] as string)
     .filter((css) => !otherStyles.has(css));
-  if (added.length !== 1) throw new Error(`critical-css: expected one critical <style>, found ${added.length}`);
+  if (added.length !== 1)
+    throw new Error(`critical-css: expected one critical <style>, found ${added.length}`);
   const critical = added[0] as string;
   return html.replace(appStylePattern, () => `<style>${critical}</style>`);
 }

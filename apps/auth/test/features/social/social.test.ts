@@ -299,7 +299,7 @@ describe('hostile input', () => {
       [`/authorize?provider=${'g'.repeat(3000)}`, undefined, 400],
       ['/authorize?provider=google&redirect_to=javascript:alert(1)&skip_http_redirect=true', undefined, 200],
       [
-        '/authorize?provider=google&code_challenge_method=md5&code_challenge=' + 'a'.repeat(43),
+        `/authorize?provider=google&code_challenge_method=md5&code_challenge=${'a'.repeat(43)}`,
         undefined,
         400,
       ],

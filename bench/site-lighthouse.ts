@@ -3,7 +3,7 @@
 // the compressed size of its HTML; writes bench/results/site-lighthouse.json. "TBT cpu" is the same
 // sum from the main thread's CPU time instead of wall-clock time (see cpuTimeTbt): on a busy machine
 // Lighthouse's TBT measures the other processes as much as the page.
-//   node bench/site-lighthouse.ts [--runs N] [--pages /,/auth]   (default: 1 run of each of /, /auth,
+//   node bench/site-lighthouse.ts [--runs N] [--pages /,/auth] [--env NAME=value,…]   (default: 1 run of each of /, /auth,
 //   /ar/, /ar/auth; the median is reported). A run Lighthouse itself reports as broken (e.g. its
 //   NO_NAVSTART trace error on a cold browser) is repeated, up to twice.
 //   Signed-in pages (`--pages /account,/ar/account`) are measured signed in: an account is created
@@ -52,9 +52,18 @@ type PageResult = {
 
 // Autoconfirm only for the signed-in pages' account (a sign-up then returns its session); the public
 // pages do not depend on it.
+// `--env NAME=value,NAME=value`: settings for the service, e.g. social providers enabled (issue #15:
+// their buttons appear from GET /settings once the page has hydrated).
+const extraEnv = Object.fromEntries(
+  (argument('--env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => pair.split(/=(.*)/s).slice(0, 2)),
+);
 const product = await startProduct({
   LOG_LEVEL: 'error',
   ...(needsSession ? { MAILER_AUTOCONFIRM: 'true' } : {}),
+  ...extraEnv,
 });
 const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: chromiumFlags });
 

@@ -61,7 +61,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <link rel="icon" href="/favicon.ico" sizes="32x32" />
         <link rel="icon" href={faviconHref} type="image/svg+xml" />
         <link rel="apple-touch-icon" href="/apple-touch-icon.png" />
-        {/* All CSS is inlined: no render-blocking stylesheet request (the whole sheet is a few KB). */}
+        {/* The CSS is inlined: no render-blocking stylesheet request. Post-build cuts it to the rules
+            each page uses and loads the whole sheet with the framework (scripts/css/critical-css.ts). */}
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own compiled stylesheet. */}
         <style dangerouslySetInnerHTML={{ __html: css }} />
         {locale === 'ar' ? (

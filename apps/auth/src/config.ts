@@ -136,7 +136,8 @@ function hookTarget(name: HookName, e: Record<string, unknown>, invalid: string[
 /**
  * The third-party identity providers (GoTrue's names), each switched on by configuration alone:
  * `EXTERNAL_<NAME>_ENABLED`, `_CLIENT_ID`, `_SECRET`, `_REDIRECT_URI` and, where the provider lives at
- * an address an operator may change, `_URL` (the OpenID issuer, or GitHub Enterprise's origin).
+ * an address an operator may change, `_URL` (the OpenID issuer, GitHub Enterprise's origin, or one
+ * origin standing in for X's two hosts).
  */
 export const SOCIAL_PROVIDERS = ['google', 'apple', 'azure', 'github', 'x', 'oidc'] as const;
 export type SocialProviderName = (typeof SOCIAL_PROVIDERS)[number];
@@ -147,6 +148,7 @@ export const SOCIAL_PROVIDER_URLS: Record<SocialProviderName, string | undefined
   apple: 'https://appleid.apple.com',
   azure: undefined,
   github: 'https://github.com',
+  // Two hosts, x.com (authorize) and api.x.com (token, profile): providers.ts, unless EXTERNAL_X_URL.
   x: undefined,
   oidc: undefined,
 };
@@ -464,6 +466,11 @@ export const envSchema = z.object({
     '`https://github.com`',
   ),
   ...providerSettings('X', 'X (OAuth 2.0)'),
+  ...providerUrl(
+    'X',
+    "X: one origin in place of both of X's hosts, as GoTrue's `EXTERNAL_X_URL` (authorize at `<url>/i/oauth2/authorize`, token at `<url>/2/oauth2/token`, profile at `<url>/2/users/me`): a relay, or the tests' stand-in",
+    '`https://x.com` (authorize) and `https://api.x.com` (token, profile)',
+  ),
   ...providerSettings('OIDC', 'a generic OpenID Connect provider'),
   ...providerUrl('OIDC', issuerUrl('The generic provider'), 'unset (required when enabled)'),
   OIDC_PROVIDER_NAME: z.string().default('OpenID Connect').meta({
@@ -1027,7 +1034,7 @@ export type SocialProviderConfig = {
   secret: string | undefined;
   /** Unset: `<SUPABASE_URL or SITE_URL>/auth/v1/callback`, worked out per request. */
   redirectUri: string | undefined;
-  /** The issuer (OpenID providers) or origin (GitHub); undefined for X. */
+  /** The issuer (OpenID providers) or origin (GitHub, X); undefined for X unless EXTERNAL_X_URL is set. */
   url: string | undefined;
 };
 

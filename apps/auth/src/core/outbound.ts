@@ -81,7 +81,8 @@ const social = (
     active: (c) => {
       const p = c.social.providers[name];
       if (!p.enabled) return undefined;
-      // GitHub Enterprise (EXTERNAL_GITHUB_URL) runs on the operator's own server.
+      // GitHub Enterprise (EXTERNAL_GITHUB_URL) runs on the operator's own server; an X relay
+      // (EXTERNAL_X_URL) still hands the data to X, so X stays foreign.
       const host = hostOf(p.url);
       const where = host && !defaultHosts.includes(host) && name === 'github' ? 'operator' : 'foreign';
       return { setting: `${setting}=true`, where, target: host };

@@ -108,9 +108,20 @@ async function exchange(
     );
   }
   const providerTokens = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
-  if (kind === 'github')
-    return { profile: await githubProfile(config, cfg, tokens.access_token), tokens: providerTokens };
-  if (kind === 'x') return { profile: await xProfile(config, tokens.access_token), tokens: providerTokens };
+  if (kind === 'github' || kind === 'x') {
+    const token = tokens.access_token;
+    const profile = await (kind === 'github'
+      ? githubProfile(config, cfg, token)
+      : xProfile(config, cfg, token)
+    ).catch((err: Error) => {
+      if (err instanceof AuthError) throw err;
+      // An API that fails or answers garbage is the provider's fault: the visitor goes back to the
+      // site with GoTrue's description, not to a 500 page; the cause stays in the log.
+      deps.logger.warn({ provider: name, err: err.message.slice(0, 200) }, 'provider profile failed');
+      throw new AuthError('bad_oauth_callback', 'Error getting user profile from external provider');
+    });
+    return { profile, tokens: providerTokens };
+  }
   // The claims were checked by openid-client; the signature is checked here against the JWKS.
   await verifyIdToken(config, cfg, tokens.id_token ?? '').catch(() => {
     throw new AuthError('bad_oauth_callback', 'Bad ID token');

@@ -112,11 +112,13 @@ async function makeConfiguration(
       oidc.ClientSecretPost(cfg.secret),
     );
   } else {
+    // X's two hosts, or the one origin EXTERNAL_X_URL puts in their place (GoTrue's rule).
+    const { web, api } = xHosts(cfg);
     config = new oidc.Configuration(
       {
-        issuer: 'https://x.com',
-        authorization_endpoint: 'https://x.com/i/oauth2/authorize',
-        token_endpoint: 'https://api.x.com/2/oauth2/token',
+        issuer: web,
+        authorization_endpoint: `${web}/i/oauth2/authorize`,
+        token_endpoint: `${api}/2/oauth2/token`,
       },
       clientId,
       { client_secret: cfg.secret },
@@ -126,6 +128,11 @@ async function makeConfiguration(
   config.timeout = TIMEOUT_S;
   if (insecure) oidc.allowInsecureRequests(config);
   return config;
+}
+
+/** Where X signs in (`web`) and where its token endpoint and API are (`api`). */
+function xHosts(cfg: SocialProviderConfig): { web: string; api: string } {
+  return cfg.url ? { web: cfg.url, api: cfg.url } : { web: 'https://x.com', api: 'https://api.x.com' };
 }
 
 const keySets = new WeakMap<oidc.Configuration, ReturnType<typeof createRemoteJWKSet>>();
@@ -225,28 +232,41 @@ export async function githubProfile(config: oidc.Configuration, cfg: SocialProvi
   }[];
   const primary = Array.isArray(emails) ? emails.find((e) => e.primary) : undefined;
   const id = user.id === undefined ? undefined : String(user.id);
-  return profileFromClaims({
-    iss: api,
-    sub: id,
-    email: primary?.email ?? user.email,
-    email_verified: primary?.verified === true,
-    name: user.name ?? user.login,
-    preferred_username: user.login,
-    picture: user.avatar_url,
-  });
+  return withUserName(
+    user.login,
+    profileFromClaims({
+      iss: api,
+      sub: id,
+      email: primary?.email ?? user.email,
+      email_verified: primary?.verified === true,
+      name: user.name ?? user.login,
+      preferred_username: user.login,
+      picture: user.avatar_url,
+    }),
+  );
+}
+
+/** GoTrue's `user_name` (its older key for the login, beside `preferred_username`) for GitHub and X. */
+function withUserName(login: unknown, profile: ProviderProfile): ProviderProfile {
+  const userName = text(login, 500);
+  return userName ? { ...profile, data: { ...profile.data, user_name: userName } } : profile;
 }
 
 /** X: `/2/users/me` (X shares no email address, so such an account never links by email). */
-export async function xProfile(config: oidc.Configuration, token: string) {
-  const me = (await getJson(config, token, 'https://api.x.com/2/users/me?user.fields=profile_image_url')) as {
+export async function xProfile(config: oidc.Configuration, cfg: SocialProviderConfig, token: string) {
+  const { api } = xHosts(cfg);
+  const me = (await getJson(config, token, `${api}/2/users/me?user.fields=profile_image_url`)) as {
     data?: Record<string, unknown>;
   };
   const d = me.data ?? {};
-  return profileFromClaims({
-    iss: 'https://api.x.com',
-    sub: d.id === undefined ? undefined : String(d.id),
-    name: d.name,
-    preferred_username: d.username,
-    picture: d.profile_image_url,
-  });
+  return withUserName(
+    d.username,
+    profileFromClaims({
+      iss: api,
+      sub: d.id === undefined ? undefined : String(d.id),
+      name: d.name,
+      preferred_username: d.username,
+      picture: d.profile_image_url,
+    }),
+  );
 }

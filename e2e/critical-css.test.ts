@@ -148,7 +148,14 @@ describe('critical CSS: each page inlines the rules that style it (issue #18)', 
     const inlined = home.match(/<style>([\s\S]*?)<\/style>/)?.[1] ?? '';
     // No page links a stylesheet: no stylesheet request holds any first paint.
     for (const file of walk(clientDir).filter((f) => f.endsWith('.html'))) {
-      expect(readFileSync(file, 'utf8'), relative(clientDir, file)).not.toMatch(/<link[^>]+rel="?stylesheet/);
+      const html = readFileSync(file, 'utf8');
+      expect(html, relative(clientDir, file)).not.toMatch(/<link[^>]+rel="?stylesheet/);
+      // Nor anything the browser fetches on its own around the first paint (defer-bootstrap.ts and
+      // root.tsx say why): the manifest comes with the framework, the SVG favicon is in the page.
+      expect(html, relative(clientDir, file)).not.toMatch(/<link[^>]+rel="manifest"/);
+      expect(html.match(/<link rel="icon" href="([^"]*)" type="image\/svg\+xml"/)?.[1]).toMatch(
+        /^data:image\/svg\+xml,/,
+      );
     }
     // The home page uses well under the whole sheet (the auth forms' and account page's rules are not in it).
     expect(inlined.length).toBeGreaterThan(1000);

@@ -19,7 +19,12 @@
  * one is `<name>_small` on the same server, both created when missing; a database that already
  * holds the requested users is reused unless `--reload`), or PGlite by directory (`--pglite <dir>`;
  * the small one in `<dir>-small`). Results: bench/results/scale-<kind>-<users>.json.
- * Options: --duration s (10), --connections n (32), --small n (2000), --reload, --no-small.
+ * Options: --duration s (10), --connections n (32), --small n (2000), --reload, --no-small,
+ * --service-sweep (sweep the loaded month with the service's own batch policy and pauses, not the
+ * benchmark's backlog policy), --prewarm (PostgreSQL: read every table and index into shared_buffers, then CHECKPOINT, before
+ * measuring), --warmup s (2: load before each measured phase; a longer one lets the pages a phase
+ * writes be dirtied once since the checkpoint, as on a server in its steady state, so the measured
+ * window is not all first-touch full-page images).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,6 +38,7 @@ import { runSweep, sweepTasks } from '../apps/auth/src/core/sweep.ts';
 import { hashPassword } from '../apps/auth/src/crypto/passwords.ts';
 import { type Database, openDatabase, queryRows } from '../apps/auth/src/db/client.ts';
 import { migrate } from '../apps/auth/src/db/migrate.ts';
+import { DEFAULT_NAMESPACE } from '../apps/auth/src/db/namespace.ts';
 import {
   activeTokenOf,
   GROWING_TABLES,
@@ -48,8 +54,11 @@ const { values: args } = parseArgs({
     small: { type: 'string', default: '2000' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
+    warmup: { type: 'string', default: '2' },
     reload: { type: 'boolean', default: false },
     'no-small': { type: 'boolean', default: false },
+    prewarm: { type: 'boolean', default: false },
+    'service-sweep': { type: 'boolean', default: false },
   },
 });
 const root = new URL('..', import.meta.url).pathname;
@@ -58,6 +67,7 @@ const PASSWORD = 'scale-bench-password';
 const USERS = Number(args.users);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
+const WARMUP = Number(args.warmup);
 const CHUNK = 10_000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -101,7 +111,8 @@ async function open(t: Target): Promise<Database> {
   );
   await migrate(database);
   if (t.kind === 'postgres') {
-    const c = new pg.Client({ connectionString: t.url });
+    // The service's tables live in its namespace (db/namespace.ts); the bulk client must look there.
+    const c = new pg.Client({ connectionString: t.url, options: `-c search_path=${DEFAULT_NAMESPACE}` });
     await c.connect();
     await c.query('set statement_timeout = 0');
     raws.set(database, c);
@@ -132,9 +143,14 @@ const total = (s: Record<string, { bytes: number }>) => Object.values(s).reduce(
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
 /** Loads `users` accounts (if the database does not hold them already); returns the load time, s. */
-async function load(database: Database, users: number, hash: string): Promise<number | undefined> {
+async function load(
+  database: Database,
+  users: number,
+  hash: string,
+  reload: boolean,
+): Promise<number | undefined> {
   const have = await count(database, sql`select count(*) as n from users where email like '%@scale.test'`);
-  if (have === users && !args.reload) {
+  if (have === users && !reload) {
     log(`  ${users.toLocaleString('en')} accounts already loaded: reusing them`);
     return undefined;
   }
@@ -182,34 +198,56 @@ function startService(t: Target): Promise<{ url: string; child: ChildProcess }> 
   });
 }
 
-type Run = { rps: number; p50: number; p99: number; non2xx: number; walBytesPerRequest?: number };
+type Run = {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  walBytesPerRequest?: number;
+  /** Full-page images per request: the first change to a page after a checkpoint logs the whole page. */
+  fullPageImagesPerRequest?: number;
+  /** Checkpoints that began during the phase (each one makes every page's next change a full image). */
+  checkpoints?: number;
+};
 
-async function walLsn(t: Target): Promise<bigint | undefined> {
+type WalMark = { lsn: bigint; fpi: number; checkpoints: number };
+
+async function walMark(t: Target): Promise<WalMark | undefined> {
   if (t.kind !== 'postgres') return undefined;
   const c = new pg.Client({ connectionString: t.url });
   await c.connect();
   try {
-    const { rows } = await c.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b");
-    return BigInt(rows[0].b.split('.')[0]);
+    const { rows } = await c.query(`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b,
+        (select wal_fpi from pg_stat_wal)::text as fpi,
+        (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter)::text as cp`);
+    return {
+      lsn: BigInt(rows[0].b.split('.')[0]),
+      fpi: Number(rows[0].fpi),
+      checkpoints: Number(rows[0].cp),
+    };
   } finally {
     await c.end();
   }
 }
 
 async function cannon(t: Target, opts: autocannon.Options): Promise<Run> {
-  const wal0 = await walLsn(t);
+  const wal0 = await walMark(t);
   const r = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(opts, (err, result) => (err ? reject(err) : resolve(result))),
   );
-  const wal1 = await walLsn(t);
+  const wal1 = await walMark(t);
   const run: Run = {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx,
   };
-  if (wal0 !== undefined && wal1 !== undefined)
-    run.walBytesPerRequest = Math.round(Number(wal1 - wal0) / Math.max(1, r.requests.total));
+  if (wal0 && wal1) {
+    const n = Math.max(1, r.requests.total);
+    run.walBytesPerRequest = Math.round(Number(wal1.lsn - wal0.lsn) / n);
+    run.fullPageImagesPerRequest = Math.round(((wal1.fpi - wal0.fpi) / n) * 100) / 100;
+    run.checkpoints = wal1.checkpoints - wal0.checkpoints;
+  }
   return run;
 }
 
@@ -236,7 +274,7 @@ async function measure(t: Target, users: number) {
         },
       ],
     });
-    await cannon(t, signinOpts(2));
+    await cannon(t, signinOpts(WARMUP));
     const signin = await cannon(t, signinOpts(DURATION));
 
     // Random sessions: their current refresh token (the loaded active one until rotated here).
@@ -272,7 +310,7 @@ async function measure(t: Target, users: number) {
         },
       ],
     });
-    await cannon(t, userOpts(2));
+    await cannon(t, userOpts(WARMUP));
     const getUser = await cannon(t, userOpts(DURATION));
 
     const busy = new Set<number>();
@@ -299,7 +337,7 @@ async function measure(t: Target, users: number) {
         },
       ],
     });
-    await cannon(t, refreshOpts(2));
+    await cannon(t, refreshOpts(WARMUP));
     const refresh = await cannon(t, refreshOpts(DURATION));
     return { signin, getUser, refresh };
   } finally {
@@ -308,11 +346,11 @@ async function measure(t: Target, users: number) {
   }
 }
 
-async function prepare(t: Target, users: number, hash: string) {
+async function prepare(t: Target, users: number, hash: string, reload = Boolean(args.reload)) {
   log(`${t.kind} ${users.toLocaleString('en')} accounts: ${t.kind === 'postgres' ? t.url : t.dir}`);
   const database = await open(t);
   try {
-    const loadSeconds = await load(database, users, hash);
+    const loadSeconds = await load(database, users, hash, reload);
     const before = await sizes(database);
     log(`  size before the sweep: ${mb(total(before))}`);
     let batches = 0;
@@ -321,16 +359,27 @@ async function prepare(t: Target, users: number, hash: string) {
     // minutes' worth): sweep it in larger batches, with the same statements. On a busy disk a
     // commit's WAL flush alone exceeds the service's 20 ms target, and smaller batches would not
     // make it shorter.
+    // --service-sweep: the service's own batch policy and pauses instead (core/sweep.ts defaults:
+    // 20 ms target), to measure how long its batches hold locks on this machine.
+    const batchMs: number[] = [];
     const report = await runSweep(database, sweepTasks(config), new Date(), {
-      policy: { targetMs: 200, initial: 1000, min: 200, max: 20_000 },
-      pauseMs: 0,
-      pauseRatio: 0, // nothing else runs during this measurement: no pause at all
-      onBatch: () => {
+      ...(args['service-sweep']
+        ? {}
+        : {
+            policy: { targetMs: 200, initial: 1000, min: 200, max: 20_000 },
+            pauseMs: 0,
+            pauseRatio: 0, // nothing else runs during this measurement: no pause at all
+          }),
+      onBatch: (b) => {
+        batchMs.push(b.ms);
         if (++batches % 500 === 0) log(`  sweeping: ${batches} batches`);
       },
     });
+    batchMs.sort((a, b) => a - b);
+    const at = (q: number) =>
+      Math.round(batchMs[Math.min(batchMs.length - 1, Math.floor(q * batchMs.length))] ?? 0);
     log(
-      `  swept with the defaults: ${JSON.stringify(report.deleted)} in ${batches} batches, ${Math.round(report.durationMs / 1000)} s, longest batch ${report.maxBatchMs.toFixed(0)} ms`,
+      `  swept with the defaults: ${JSON.stringify(report.deleted)} in ${batches} batches, ${Math.round(report.durationMs / 1000)} s, batch p50 ${at(0.5)} / p99 ${at(0.99)} / longest ${report.maxBatchMs.toFixed(0)} ms, ${batchMs.filter((ms) => ms > 50).length} over 50 ms`,
     );
     const vacuumStarted = Date.now();
     await exec(database, 'vacuum full');
@@ -339,7 +388,28 @@ async function prepare(t: Target, users: number, hash: string) {
     log(
       `  size after the sweep and VACUUM FULL: ${mb(total(after))} (${Math.round((Date.now() - vacuumStarted) / 1000)} s)`,
     );
-    return { loadSeconds, before, after, sweep: { ...report, batches } };
+    if (args.prewarm && t.kind === 'postgres') {
+      // A server that has been running holds its hot pages in shared_buffers; a restarted one (as
+      // after a settings change) holds none. pg_prewarm reads every table and index of the
+      // namespace into shared_buffers, as far as they fit, so both sizes start from a warm cache.
+      const warmStarted = Date.now();
+      await exec(database, 'create extension if not exists pg_prewarm schema public');
+      await exec(
+        database,
+        `select public.pg_prewarm(c.oid::regclass) from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = '${DEFAULT_NAMESPACE}' and c.relkind in ('r', 'i')`,
+      );
+      // Then a checkpoint, so that none of the bulk work above (VACUUM FULL writes the whole
+      // database into the WAL) lands one in the middle of the measurement.
+      await exec(database, 'checkpoint');
+      log(`  prewarmed shared_buffers and checkpointed (${Math.round((Date.now() - warmStarted) / 1000)} s)`);
+    }
+    const batchPercentiles = {
+      p50: at(0.5),
+      p99: at(0.99),
+      over50ms: batchMs.filter((ms) => ms > 50).length,
+    };
+    return { loadSeconds, before, after, sweep: { ...report, batches, batchPercentiles } };
   } finally {
     await raws.get(database)?.end?.();
     await database.close();
@@ -358,7 +428,10 @@ log(JSON.stringify(bigRuns));
 let small: Awaited<ReturnType<typeof prepare>> | undefined;
 let smallRuns: Awaited<ReturnType<typeof measure>> | undefined;
 if (!args['no-small']) {
-  small = await prepare(t.small, Number(args.small), hash);
+  // Always loaded afresh (a few seconds): a measured database's sessions were rotated by the
+  // measurement, and the benchmark only knows each session's token as loaded. On a reused large
+  // database the few sessions an earlier run rotated answer 401 (counted in non2xx).
+  small = await prepare(t.small, Number(args.small), hash, true);
   log(`measuring at ${Number(args.small).toLocaleString('en')} accounts`);
   smallRuns = await measure(t.small, Number(args.small));
   log(JSON.stringify(smallRuns));
@@ -376,12 +449,20 @@ const result = {
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, `bench/results/scale-${t.big.kind}-${USERS}.json`);
 writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-const row = (name: string, k: 'signin' | 'getUser' | 'refresh') =>
-  `| ${name} | ${smallRuns?.[k].rps ?? '–'}/s | ${bigRuns[k].rps}/s | ${bigRuns[k].p99} ms |${bigRuns[k].walBytesPerRequest !== undefined ? ` ${bigRuns[k].walBytesPerRequest} B |` : ''}`;
+const row = (name: string, k: 'signin' | 'getUser' | 'refresh') => {
+  const b = bigRuns[k];
+  const pgCols =
+    b.walBytesPerRequest !== undefined
+      ? ` ${b.walBytesPerRequest} B | ${b.fullPageImagesPerRequest} (${b.checkpoints} checkpoints) |`
+      : '';
+  return `| ${name} | ${smallRuns?.[k].rps ?? '–'}/s | ${b.rps}/s | ${b.p99} ms |${pgCols}`;
+};
 console.log(
   `\n${t.big.kind}, ${USERS.toLocaleString('en')} accounts vs ${Number(args.small).toLocaleString('en')}:`,
 );
-console.log(`| | small | big | big p99 |${t.big.kind === 'postgres' ? ' WAL/request |' : ''}`);
+console.log(
+  `| | small | big | big p99 |${t.big.kind === 'postgres' ? ' WAL/request | full-page images/request |' : ''}`,
+);
 console.log(row('password sign-in', 'signin'));
 console.log(row('GET /user', 'getUser'));
 console.log(row('refresh', 'refresh'));

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { DEFAULT_NAMESPACE, pgConnection, quoteIdent } from './namespace.ts';
+import { createPgliteInChild, needsCreation } from './pglite-create.ts';
 import { openDurablePglite } from './pglite-durable.ts';
 import * as schema from './schema.ts';
 
@@ -124,6 +125,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       `shared_buffers=${options.sharedBuffers ?? '16MB'}`,
     ];
     const startParams = [...PGlite.defaultStartParams, ...extraParams];
+    // A new directory is created in a child process (its initdb memory ends with it): pglite-create.ts.
+    if (!inMemory && needsCreation(dir)) await createPgliteInChild(dir, { durable: options.fsync !== false });
     client = inMemory
       ? await PGlite.create({ dataDir: options.dataDir, startParams })
       : options.fsync === false

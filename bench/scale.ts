@@ -150,7 +150,9 @@ async function load(
   reload: boolean,
 ): Promise<number | undefined> {
   const have = await count(database, sql`select count(*) as n from users where email like '%@scale.test'`);
-  if (have === users && !reload) {
+  // Within 1 %: the default sweeps delete the month's never-confirmed sign-ups past their retention
+  // (a few dozen per million), and that must not make the next run load a million accounts again.
+  if (have <= users && have >= users * 0.99 && !reload) {
     log(`  ${users.toLocaleString('en')} accounts already loaded: reusing them`);
     return undefined;
   }

@@ -42,6 +42,8 @@ export type OpenDatabaseOptions = {
   poolSize?: number;
   /** DB_NAMESPACE: the schema every table lives in (default `auth`, see namespace.ts). */
   namespace?: string | undefined;
+  /** Create a new PGlite directory in this process (only the child of pglite-create.ts does). */
+  createInProcess?: boolean;
 };
 
 /** The database the configuration names (the service and its CLI commands open the same one alike). */
@@ -114,19 +116,20 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let client: PGlite | undefined;
   try {
     const dir = join(options.dataDir, 'pglite');
+    const sharedBuffers = options.sharedBuffers ?? '16MB';
     // The session's default search_path (a start parameter, so even a RESET keeps it). And PGlite
     // reserves PostgreSQL's default 128MB of shared buffers inside its WebAssembly memory, which the
     // process then holds for good; the data files also sit in the operating system's page cache, so
     // a small buffer cache keeps the process small at little cost (README, "Footprint").
-    const extraParams = [
-      '-c',
-      `search_path=${namespace}`,
-      '-c',
-      `shared_buffers=${options.sharedBuffers ?? '16MB'}`,
-    ];
+    const extraParams = ['-c', `search_path=${namespace}`, '-c', `shared_buffers=${sharedBuffers}`];
     const startParams = [...PGlite.defaultStartParams, ...extraParams];
-    // A new directory is created in a child process (its initdb memory ends with it): pglite-create.ts.
-    if (!inMemory && needsCreation(dir)) await createPgliteInChild(dir, { durable: options.fsync !== false });
+    // A new directory is created and migrated in a child process (its memory ends with it): pglite-create.ts.
+    if (!inMemory && !options.createInProcess && needsCreation(dir))
+      await createPgliteInChild(dir, {
+        durable: options.fsync !== false,
+        namespace,
+        sharedBuffers,
+      });
     client = inMemory
       ? await PGlite.create({ dataDir: options.dataDir, startParams })
       : options.fsync === false

@@ -48,14 +48,18 @@ describe.skipIf(process.env.DATABASE_URL)('creating the embedded database', () =
     expect(first).toBeLessThan(restart + 60);
   }, 120_000);
 
-  it('gives a working, migratable database, durable or not, and leaves no staging directory', async () => {
+  it('gives a migrated database in the namespace asked for, durable or not, and leaves no staging directory', async () => {
     for (const fsync of [true, false]) {
       const dataDir = join(root, `works-${fsync}`);
-      const database = await openDatabase({ dataDir, fsync });
+      const database = await openDatabase({ dataDir, fsync, namespace: 'tenant_a' });
       try {
-        await migrate(database);
-        const rows = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from users`);
+        // Migrated by the child already, in the namespace asked for.
+        const rows = await queryRows<{ n: number }>(
+          database.db,
+          sql`select count(*)::int as n from tenant_a.users`,
+        );
         expect(rows[0]?.n).toBe(0);
+        await migrate(database); // nothing left to apply
       } finally {
         await database.close();
       }
@@ -68,7 +72,11 @@ describe.skipIf(process.env.DATABASE_URL)('creating the embedded database', () =
     const leftover = join(dataDir, 'pglite.creating-99999');
     mkdirSync(leftover, { recursive: true });
     writeFileSync(join(leftover, 'PG_VERSION'), '17');
-    await createPgliteInChild(join(dataDir, 'pglite'), { durable: false });
+    await createPgliteInChild(join(dataDir, 'pglite'), {
+      durable: false,
+      namespace: 'auth',
+      sharedBuffers: '16MB',
+    });
     expect(existsSync(leftover)).toBe(false);
     expect(existsSync(join(dataDir, 'pglite', 'PG_VERSION'))).toBe(true);
   }, 120_000);

@@ -104,9 +104,11 @@ it('a DB_NAMESPACE that is not a schema name: one line naming DB_NAMESPACE, exit
 it("a DB_NAMESPACE whose users table is another service's (e.g. GoTrue's auth.users): one line, exit 1", async () => {
   const dir = tempDir();
   cleanups.push(dir.remove);
-  // An embedded database holding a foreign `elsewhere.users`, made as the service would open it.
-  const foreign = await openDatabase({ dataDir: dir.path, namespace: 'elsewhere', fsync: false });
-  await foreign.db.execute(sql`create table users (id uuid primary key, instance_id uuid)`);
+  // An embedded database holding a foreign `elsewhere.users` (the service's own tables, created with
+  // the directory, are in another schema).
+  const foreign = await openDatabase({ dataDir: dir.path, namespace: 'ours', fsync: false });
+  await foreign.db.execute(sql`create schema elsewhere`);
+  await foreign.db.execute(sql`create table elsewhere.users (id uuid primary key, instance_id uuid)`);
   await foreign.close();
   // Opening an on-disk database: over 45 s on the loaded two-core machine.
   const r = await start({ DATA_DIR: dir.path, DB_NAMESPACE: 'elsewhere' }, 100_000);

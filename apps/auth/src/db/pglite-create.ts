@@ -48,7 +48,10 @@ export async function createPgliteInChild(dir: string, opts: CreateOptions): Pro
         { timeout: 180_000, maxBuffer: 1 << 20 },
         (err, _stdout, stderr) => {
           if (!err) return resolve();
-          const detail = stderr.trim().split('\n').slice(-3).join(' ');
+          // The child's uncaught error: Node prints the throwing source line, a caret, then
+          // `SomeError: message` and the stack. Keep the message line.
+          const lines = stderr.split('\n').map((line) => line.trim());
+          const detail = lines.find((line) => /^[A-Za-z]*Error\b/.test(line)) ?? lines.find(Boolean);
           reject(new Error(`creating the embedded database in ${dir} failed: ${detail || err.message}`));
         },
       );

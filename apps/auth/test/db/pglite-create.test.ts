@@ -1,5 +1,6 @@
-// A new embedded database is created in a child process (db/pglite-create.ts), so the process that
-// serves never holds initdb's WebAssembly memory (issue #19: ~360 MiB idle against ~220 MiB).
+// A new embedded database is created and migrated in a child process (db/pglite-create.ts), so the
+// process that serves never holds that work's WebAssembly memory (issue #19: ~360 MiB idle against
+// ~220 MiB).
 import {
   existsSync,
   mkdirSync,
@@ -89,5 +90,18 @@ describe.skipIf(process.env.DATABASE_URL)('creating the embedded database', () =
     await expect(openDatabase({ dataDir, fsync: false })).rejects.toThrow(/holds files but no database/);
     expect(readdirSync(join(dataDir, 'pglite'))).toEqual(['notes.txt']);
     expect(readdirSync(dataDir).filter((n) => n.includes('.creating-'))).toEqual([]);
+  }, 120_000);
+
+  it('reports what stopped the child, and leaves neither a database nor a staging directory', async () => {
+    const dataDir = join(root, 'failing');
+    mkdirSync(dataDir, { recursive: true });
+    await expect(
+      createPgliteInChild(join(dataDir, 'pglite'), {
+        durable: false,
+        namespace: 'auth',
+        sharedBuffers: 'lots',
+      }),
+    ).rejects.toThrow(/^creating the embedded database in \S+pglite failed: \w*Error: [^\n]{1,300}$/);
+    expect(readdirSync(dataDir)).toEqual([]);
   }, 120_000);
 });

@@ -10,7 +10,6 @@
 // site) rather than as a child: the password change needs a session over 24 h old, which the test
 // makes by ageing its row in the database.
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import { createClient } from '@supabase/supabase-js';
 import { and, eq, like, sql } from 'drizzle-orm';
 import { generate } from 'otplib';
@@ -21,6 +20,7 @@ import { mailOutbox } from '../apps/auth/src/db/schema.ts';
 import { createLogger } from '../apps/auth/src/logger.ts';
 import { type RunningServer, startServer } from '../apps/auth/src/run-service.ts';
 import { startSmtpInbox } from '../apps/auth/test/support/smtp-inbox.ts';
+import { axeViolations } from './support/accessibility.ts';
 import { desktop, launchBrowser, mobile, recordConsole } from './support/browser.ts';
 import { storeSession } from './support/stored-session.ts';
 import { addVirtualAuthenticator } from './support/virtual-authenticator.ts';
@@ -458,13 +458,7 @@ describe('the account page', { timeout: 240_000 }, () => {
         const page = await context.newPage();
         await signInToAccount(page, e, email);
         await page.getByTestId('account-sessions').waitFor();
-        const result = await new AxeBuilder({ page })
-          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-          .analyze();
-        for (const v of result.violations)
-          failures.push(
-            `${e.prefix}/account: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`,
-          );
+        for (const v of await axeViolations(page)) failures.push(`${e.prefix}/account: ${v}`);
         await context.close();
       }
     }

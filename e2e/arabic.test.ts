@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/accessibility.ts';
 import { desktop, interactAndHydrate, launchBrowser, mobile, recordConsole } from './support/browser.ts';
 import { type Mailbox, startMailbox } from './support/mailbox.ts';
 import { type Product, startProduct } from './support/product.ts';
@@ -356,14 +356,8 @@ describe('accessibility of the Arabic pages (axe, WCAG 2.2 AA)', () => {
       const failures: string[] = [];
       for (const path of pages) {
         await page.goto(`${product.origin}${path}`);
-        if (path === '/ar/') await interactAndHydrate(page);
-        else await interactAndHydrate(page);
-        const result = await new AxeBuilder({ page })
-          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-          .analyze();
-        for (const v of result.violations) {
-          failures.push(`${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-        }
+        await interactAndHydrate(page);
+        for (const v of await axeViolations(page)) failures.push(`${path}: ${v}`);
       }
       expect(failures).toEqual([]);
       await context.close();

@@ -8,9 +8,9 @@
 // verifier rejects is said in words, and the widget gives a fresh one; CAPTCHA off, no script ever.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/accessibility.ts';
 import { desktop, interactAndHydrate, launchBrowser, recordConsole } from './support/browser.ts';
 import { type Product, startProduct } from './support/product.ts';
 
@@ -268,12 +268,7 @@ describe('the CAPTCHA widget', () => {
       expect(fresh).toMatch(/^pass-/);
       expect((await visitor.standIn())?.resets).toBe(1);
       // The widget's frame, its prompt and the error pass the pages' axe rules (e2e/pages.test.ts).
-      const axe = await new AxeBuilder({ page })
-        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-        .analyze();
-      expect(
-        axe.violations.map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-      ).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
       await submit(page).click();
       await expect.poll(() => page.getByTestId('forgot-status').textContent(), POLL).toContain(locale.sent);
       expect(verifier.tokens).toContain(fresh);

@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/accessibility.ts';
 import {
   desktop,
   interactAndHydrate,
@@ -311,12 +311,7 @@ describe('accessibility (axe, WCAG 2.2 AA)', () => {
       for (const path of pages) {
         await page.goto(`${product.origin}${path}`);
         await interactAndHydrate(page);
-        const result = await new AxeBuilder({ page })
-          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-          .analyze();
-        for (const v of result.violations) {
-          failures.push(`${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-        }
+        for (const v of await axeViolations(page)) failures.push(`${path}: ${v}`);
       }
       expect(failures).toEqual([]);
       await context.close();

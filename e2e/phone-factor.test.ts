@@ -4,10 +4,10 @@
 // confirmed with the code texted through the development SMS sender; asking again too soon shows
 // the service's wait in words. Then a fresh sign-in with the password takes the second step by SMS
 // ("Text me a code") and reaches aal2.
-import AxeBuilder from '@axe-core/playwright';
 import { createClient } from '@supabase/supabase-js';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/accessibility.ts';
 import { desktop, launchBrowser } from './support/browser.ts';
 import { type Product, startProduct } from './support/product.ts';
 
@@ -182,11 +182,7 @@ describe('a phone number as the second factor (en, ar)', { timeout: 300_000 }, (
       expect(await enrolment.getByTestId('phone-resend').isDisabled()).toBe(true);
       expect(await texts(e.e164)).toHaveLength(1);
 
-      const axe = await new AxeBuilder({ page: p })
-        .include('[data-testid="account-mfa"]')
-        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-        .analyze();
-      expect(axe.violations.map((v) => v.id)).toEqual([]);
+      expect(await axeViolations(p, '[data-testid="account-mfa"]')).toEqual([]);
 
       // The code, typed in the edition's digits (٠–٩ on /ar/).
       const codeField = enrolment.locator('input[name=code]');

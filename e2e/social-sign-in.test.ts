@@ -3,10 +3,10 @@
 // languages: the buttons appear only for enabled providers and only after the visitor interacts;
 // the provider's answer lands through the same PKCE exchange as email links; a refusal gets the
 // plain-language notice; no provider enabled, no buttons.
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IdentityProvider, startIdentityProvider } from '../apps/auth/test/support/oidc-provider.ts';
+import { axeViolations } from './support/accessibility.ts';
 import { desktop, interactAndHydrate, launchBrowser, recordConsole } from './support/browser.ts';
 import { type Product, startProduct } from './support/product.ts';
 
@@ -84,12 +84,7 @@ describe('social sign-in on the site', () => {
       expect((await page.getByTestId('social-oidc').textContent())?.trim()).toBe(locale.acme);
       expect(await page.getByTestId('social-apple').count()).toBe(0);
       // The page with its buttons keeps the site's accessibility rules (axe, WCAG 2.2 AA).
-      const axe = await new AxeBuilder({ page })
-        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-        .analyze();
-      expect(
-        axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      ).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
       // Sign-up offers the same buttons.
       await page.getByTestId('auth-toggle').click();
       await page.waitForURL(/mode=signup/);

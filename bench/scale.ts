@@ -3,7 +3,7 @@
  *
  * 1. Bulk-loads a database with `--users` accounts and a month of their traffic through set-based
  *    SQL shaped like the service's own writes (apps/auth/test/support/scale-data.ts: users and
- *    identities, two sessions each with a chain of rotated refresh tokens, links, PKCE flow states,
+ *    identities, two sessions each holding its active refresh token, links, PKCE flow states,
  *    MFA factors and challenges, audit rows, rate-limit counters, delivered mail), every account
  *    sharing ONE real argon2id hash (so a sign-in costs what a real one does). Progress on stderr.
  * 2. Sizes (per table and per row), then the service's own sweep with the default settings

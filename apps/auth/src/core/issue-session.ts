@@ -1,4 +1,5 @@
-import { hmac, randomToken, sha256 } from '../crypto/tokens.ts';
+import { randomUUID } from 'node:crypto';
+import { sha256 } from '../crypto/tokens.ts';
 import type { DbOrTx } from '../db/client.ts';
 import type { AmrEntry } from '../db/schema.ts';
 import { insertSession, type SessionRow } from '../db/sessions.repo.ts';
@@ -6,18 +7,8 @@ import { type FactorRow, type IdentityRow, loadUserRelations, type UserRow } fro
 import type { Deps, RequestMeta } from './deps.ts';
 import { authenticationMethod, customizeClaims } from './hooks/access-token-hook.ts';
 import type { Session } from './http/response-schemas.ts';
+import { newRefreshToken } from './refresh-token.ts';
 import { userJson } from './user-json.ts';
-
-/**
- * Refresh tokens form a chain: each child is HMAC(server secret, parent). Only hashes are stored,
- * yet the server can recompute the session's current token from any earlier one it is shown. That
- * is how a replayed parent (a tab that lost the race, a client that failed to save) gets the SAME
- * active token back instead of forking the session, while a thief without the secret cannot walk
- * the chain.
- */
-export function childRefreshToken(secret: string, parent: string): string {
-  return hmac(secret, `refresh-child:${parent}`);
-}
 
 /** The tokens' `iss`: API_EXTERNAL_URL when set (as the Supabase CLI configures GoTrue), else where the API is served. */
 export function issuerFor(deps: Deps): string {
@@ -104,9 +95,11 @@ export async function startSession(
   meta: RequestMeta,
 ): Promise<{ session: SessionRow; refreshToken: string }> {
   const now = deps.clock();
-  const refreshToken = randomToken(32);
+  const id = randomUUID();
+  const refreshToken = newRefreshToken(id);
   const amr: AmrEntry[] = [{ method, timestamp: Math.floor(now.getTime() / 1000) }];
   const session = await insertSession(db, {
+    id,
     userId: user.id,
     amr,
     tokenHash: sha256(refreshToken),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from './client.ts';
 import { type AmrEntry, mfaChallenges, mfaFactors, refreshTokens, sessions } from './schema.ts';
-import { deleteSessionsWhere, type SessionRow } from './sessions.repo.ts';
+import { deleteSessionsWhere, type SessionRow, utcDay } from './sessions.repo.ts';
 import type { FactorRow } from './users.repo.ts';
 
 export type ChallengeRow = typeof mfaChallenges.$inferSelect;
@@ -208,7 +208,7 @@ export async function pruneUsedTotpSteps(db: DbOrTx, factorId: string, beforeSte
 
 /**
  * Raises the session to aal2 after a verified factor: records the method in amr (newest first),
- * replaces ALL its refresh tokens with a new one (an aal1 refresh token must never yield aal2
+ * replaces its refresh token with a new chain (an aal1 refresh token must never yield aal2
  * tokens), and ends the user's other aal1 sessions (GoTrue).
  */
 export async function upgradeSession(
@@ -222,19 +222,22 @@ export async function upgradeSession(
   ];
   const [row] = await db
     .update(sessions)
-    .set({ aal: 'aal2', amr, factorId: s.factorId, updatedAt: s.now, refreshedAt: s.now })
+    .set({
+      aal: 'aal2',
+      amr,
+      factorId: s.factorId,
+      updatedAt: s.now,
+      refreshedAt: s.now,
+      refreshedOn: utcDay(s.now),
+      // A new chain: no earlier token of the session leads to this one.
+      refreshTokenHash: s.newTokenHash,
+      refreshTokenPreviousAt: null,
+    })
     .where(eq(sessions.id, s.session.id))
     .returning();
   if (!row) throw new Error('session vanished');
+  // A session begun before sessions.refresh_token_hash may still have its token rows.
   await db.delete(refreshTokens).where(eq(refreshTokens.sessionId, s.session.id));
-  await db.insert(refreshTokens).values({
-    id: randomUUID(),
-    tokenHash: s.newTokenHash,
-    sessionId: s.session.id,
-    userId: s.session.userId,
-    createdAt: s.now,
-    updatedAt: s.now,
-  });
   await deleteSessionsWhere(
     db,
     and(eq(sessions.userId, s.session.userId), ne(sessions.id, s.session.id), eq(sessions.aal, 'aal1')),

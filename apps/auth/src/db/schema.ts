@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  date,
   index,
   integer,
   jsonb,
@@ -110,7 +111,18 @@ export const sessions = pgTable(
     amr: jsonb('amr').$type<AmrEntry[]>().notNull().default([]),
     factorId: uuid('factor_id'),
     notAfter: tz('not_after'),
+    // When the active refresh token was issued (= when its parent was rotated).
     refreshedAt: tz('refreshed_at'),
+    // SHA-256 of the session's one active refresh token (core/refresh-token.ts); null only for a
+    // session begun before this column, whose active token is still a refresh_tokens row.
+    refreshTokenHash: text('refresh_token_hash'),
+    // When the active token's parent was issued (= when the grandparent was rotated): the reuse
+    // rules' clock for a token two rotations back (features/session/refresh.ts).
+    refreshTokenPreviousAt: tz('refresh_token_previous_at'),
+    // The UTC day of refreshed_at, for the inactivity sweep's index: it changes at most once a day,
+    // so the other refreshes of the day stay HOT updates (an index on refreshed_at itself would make
+    // every refresh write every index of the table).
+    refreshedOn: date('refreshed_on', { mode: 'string' }),
     userAgent: text('user_agent'),
     ip: text('ip'),
     createdAt: created(),
@@ -122,12 +134,16 @@ export const sessions = pgTable(
     index('sessions_factor_id_idx').on(t.factorId).where(sql`factor_id is not null`),
     // The sweep of timeboxed sessions. created_at never changes, so a refresh's session update
     // stays a HOT update (no column of an index changes); refreshed_at is deliberately NOT indexed
-    // for that reason: inactive sessions are found through their active refresh token instead.
+    // for that reason: inactive sessions are found by refreshed_on instead.
     index('sessions_created_at_idx').on(t.createdAt),
+    index('sessions_refreshed_on_idx').on(t.refreshedOn).where(sql`refreshed_on is not null`),
     index('sessions_not_after_idx').on(t.notAfter).where(sql`not_after is not null`),
   ],
 );
 
+// Refresh tokens issued before sessions.refresh_token_hash (one row per token). Nothing new is
+// written here; the rows of sessions begun before the upgrade serve until their first refresh and
+// are swept like any rotated token after it.
 export const refreshTokens = pgTable(
   'refresh_tokens',
   {

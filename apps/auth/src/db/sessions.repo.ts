@@ -7,10 +7,14 @@ import type { FactorRow, IdentityRow, UserRow } from './users.repo.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-/** Creates a session and its first refresh token (stored hashed). */
+/**
+ * Creates a session holding the hash of its first refresh token. The caller picks the id: the
+ * token names its session (core/refresh-token.ts).
+ */
 export async function insertSession(
   db: DbOrTx,
   s: {
+    id: string;
     userId: string;
     amr: AmrEntry[];
     aal?: string;
@@ -20,31 +24,27 @@ export async function insertSession(
     now: Date;
   },
 ): Promise<SessionRow> {
-  const id = randomUUID();
   const [row] = await db
     .insert(sessions)
     .values({
-      id,
+      id: s.id,
       userId: s.userId,
       amr: s.amr,
       aal: s.aal ?? 'aal1',
       ip: s.ip,
       userAgent: s.userAgent?.slice(0, 512),
+      refreshTokenHash: s.tokenHash,
       refreshedAt: s.now,
+      refreshedOn: utcDay(s.now),
       createdAt: s.now,
       updatedAt: s.now,
     })
     .returning();
-  await db.insert(refreshTokens).values({
-    id: randomUUID(),
-    tokenHash: s.tokenHash,
-    sessionId: id,
-    userId: s.userId,
-    createdAt: s.now,
-    updatedAt: s.now,
-  });
   return row as SessionRow;
 }
+
+/** sessions.refreshed_on for a time. */
+export const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 
 /**
  * Deletes the sessions `where` selects, their refresh tokens first. The order is the point: a
@@ -78,9 +78,13 @@ export async function deleteUserSessions(
   );
 }
 
+/** The session's rotation state as a presented refresh token finds it (before this statement). */
 export type RefreshLookup = {
-  /** The presented token as it was before this statement: all the reuse rules need of it. */
-  token: { revoked: boolean; revokedAt: Date | null };
+  /**
+   * Whether the presented token was the session's active one, and (pre-format tokens: their row's)
+   * when it was rotated, if it was.
+   */
+  token: { active: boolean; revokedAt: Date | null };
   session: SessionRow;
   user: UserRow;
 };
@@ -90,53 +94,87 @@ export type RefreshOutcome = RefreshLookup & {
   rotated: boolean;
   identities: IdentityRow[];
   factors: FactorRow[];
-  /** The session's active token hash, read only when the presented token was already revoked. */
+  /** The session's active token hash. */
   activeHash: string | undefined;
 };
 
-// One statement for the whole happy path (see refreshGrant): look the token up with its session and
-// user, rotate it only if it is still active and usable (not revoked, session not expired, user not
-// banned: `not r.revoked` is re-checked on the locked row, so of two concurrent rotations one wins),
-// insert the child, touch the session, and return everything the response needs as one JSON value.
-// The final SELECT sees the snapshot from before the writes, i.e. the token as presented.
-// $5 / $6: a session that began before $5 (SESSIONS_TIMEBOX) or was last refreshed before $6
-// (SESSIONS_INACTIVITY_TIMEOUT) is over; null when that limit is off.
+// Whether a session may still be refreshed, on the `tok` row of the statements below: not expired
+// (not_after; $5: begun before SESSIONS_TIMEBOX's cut-off; $6: last refreshed before
+// SESSIONS_INACTIVITY_TIMEOUT's; null when that limit is off) and its user not banned. The
+// statements never rotate a token of a session this rejects; features/session/refresh.ts says why.
+const USABLE = `(tok.not_after is null or tok.not_after > $2::timestamptz)
+      and ($5::timestamptz is null or tok.created_at > $5::timestamptz)
+      and ($6::timestamptz is null or coalesce(tok.refreshed_at, tok.created_at) > $6::timestamptz)
+      and (tok.banned_until is null or tok.banned_until <= $2::timestamptz)`;
+
+// The session's new state after a rotation to the child whose hash is $4.
+const ROTATE_SET = `refresh_token_hash = $4::text, refresh_token_previous_at = s.refreshed_at,
+      refreshed_at = $2::timestamptz, refreshed_on = ($2::timestamptz at time zone 'UTC')::date,
+      updated_at = $2::timestamptz`;
+
+// What the response needs, as one JSON value; the reads see the snapshot from before the writes,
+// i.e. the session as the presented token found it.
+const REFRESH_RESULT = `'session', (select row_to_json(s) from sessions s where s.id = tok.session_id),
+    'user', (select row_to_json(u) from users u where u.id = tok.user_id),
+    'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = tok.user_id), '[]'),
+    'factors', coalesce((select json_agg(f order by f.created_at) from mfa_factors f where f.user_id = tok.user_id), '[]')`;
+
+// One statement for the whole happy path (see refreshGrant): find the session the token names ($1)
+// with its user, rotate it only if $3 is still its active token's hash and the session usable (the
+// hash is re-checked on the locked row, so of two concurrent rotations one wins), and return
+// everything the response needs. One row read and updated by primary key; the update changes no
+// indexed column except refreshed_on once a day, so it is a HOT update.
 export const REFRESH_SQL = `with tok as (
-    select t.id, t.session_id, t.revoked, t.revoked_at, s.user_id, s.not_after, s.created_at, s.refreshed_at, u.banned_until
+    select s.id as session_id, s.user_id, s.not_after, s.created_at, s.refreshed_at,
+      s.refresh_token_hash, u.banned_until
+    from sessions s join users u on u.id = s.user_id
+    where s.id = $1::uuid),
+  rotated as (
+    update sessions s set ${ROTATE_SET}
+    from tok
+    where s.id = tok.session_id and s.refresh_token_hash = $3::text and ${USABLE}
+    returning s.id)
+  select json_build_object(
+    'rotated', exists (select 1 from rotated),
+    'active', tok.refresh_token_hash = $3::text,
+    'revoked_at', null,
+    'active_hash', tok.refresh_token_hash,
+    ${REFRESH_RESULT}
+  ) as r
+  from tok`;
+
+// The same for a token issued before sessions.refresh_token_hash (its own refresh_tokens row, found
+// by hash $3; $1 is the session the caller read from that row): mark the row rotated and move the
+// session to the current format, its child's hash $4 on the session row.
+export const LEGACY_REFRESH_SQL = `with tok as (
+    select t.id, t.session_id, t.revoked, t.revoked_at, s.user_id, s.not_after, s.created_at,
+      s.refreshed_at, s.refresh_token_hash, u.banned_until
     from refresh_tokens t join sessions s on s.id = t.session_id join users u on u.id = s.user_id
-    where t.token_hash = $1::text),
+    where t.token_hash = $3::text and t.session_id = $1::uuid),
   revoked as (
     update refresh_tokens r set revoked = true, revoked_at = $2::timestamptz, updated_at = $2::timestamptz
     from tok
-    where r.id = tok.id and not r.revoked
-      and (tok.not_after is null or tok.not_after > $2::timestamptz)
-      and ($5::timestamptz is null or tok.created_at > $5::timestamptz)
-      and ($6::timestamptz is null or coalesce(tok.refreshed_at, tok.created_at) > $6::timestamptz)
-      and (tok.banned_until is null or tok.banned_until <= $2::timestamptz)
-    returning r.token_hash, r.session_id, r.user_id),
-  child as (
-    insert into refresh_tokens (id, token_hash, parent_hash, session_id, user_id, revoked, created_at, updated_at)
-    select $3::uuid, $4::text, token_hash, session_id, user_id, false, $2::timestamptz, $2::timestamptz from revoked
-    returning session_id),
-  touched as (
-    update sessions set refreshed_at = $2::timestamptz, updated_at = $2::timestamptz
-    where id = (select session_id from child))
+    where r.id = tok.id and not r.revoked and tok.refresh_token_hash is null and ${USABLE}
+    returning r.session_id),
+  rotated as (
+    update sessions s set ${ROTATE_SET}
+    where s.id = (select session_id from revoked)
+    returning s.id)
   select json_build_object(
-    'rotated', exists (select 1 from child),
-    'token', json_build_object('revoked', tok.revoked, 'revoked_at', tok.revoked_at),
-    'session', (select row_to_json(s) from sessions s where s.id = tok.session_id),
-    'user', (select row_to_json(u) from users u where u.id = tok.user_id),
-    'identities', coalesce((select json_agg(i order by i.created_at) from identities i where i.user_id = tok.user_id), '[]'),
-    'factors', coalesce((select json_agg(f order by f.created_at) from mfa_factors f where f.user_id = tok.user_id), '[]'),
-    'active_hash', case when tok.revoked then (
+    'rotated', exists (select 1 from rotated),
+    'active', not tok.revoked and tok.refresh_token_hash is null,
+    'revoked_at', tok.revoked_at,
+    'active_hash', coalesce(tok.refresh_token_hash, (
       select a.token_hash from refresh_tokens a where a.session_id = tok.session_id and not a.revoked
-      order by a.created_at desc limit 1) end
+      order by a.created_at desc limit 1)),
+    ${REFRESH_RESULT}
   ) as r
   from tok`;
 
 type RefreshJson = {
   rotated: boolean;
-  token: { revoked: boolean; revoked_at: string | null };
+  active: boolean;
+  revoked_at: string | null;
   session: Record<string, unknown>;
   user: Record<string, unknown>;
   identities: Record<string, unknown>[];
@@ -145,33 +183,57 @@ type RefreshJson = {
 };
 
 /**
- * The refresh hot path in ONE round trip: finds the presented token (by hash) and, when it is the
- * active one of a usable session, rotates it to `childHash`. Returns undefined for an unknown token.
+ * The refresh hot path in ONE round trip: finds the session `sessionId` and, when `tokenHash` is its
+ * active token's and the session usable, rotates it to `childHash`. `legacy`: the token is a
+ * refresh_tokens row of that session (see LEGACY_REFRESH_SQL). Undefined for an unknown session or
+ * (legacy) token.
  */
 export async function findAndRotateRefreshToken(
   db: Db,
-  r: { tokenHash: string; childHash: string; now: Date; startedAfter?: Date; refreshedAfter?: Date },
+  r: {
+    sessionId: string;
+    tokenHash: string;
+    childHash: string;
+    now: Date;
+    startedAfter?: Date;
+    refreshedAfter?: Date;
+    legacy?: boolean;
+  },
 ): Promise<RefreshOutcome | undefined> {
-  const rows = await hotQuery<{ r: RefreshJson | string }>(db, 'namaa_refresh_rotate', REFRESH_SQL, [
-    r.tokenHash,
-    r.now.toISOString(),
-    randomUUID(),
-    r.childHash,
-    r.startedAfter?.toISOString() ?? null,
-    r.refreshedAfter?.toISOString() ?? null,
-  ]);
+  const rows = await hotQuery<{ r: RefreshJson | string }>(
+    db,
+    r.legacy ? 'namaa_refresh_rotate_legacy' : 'namaa_refresh_rotate',
+    r.legacy ? LEGACY_REFRESH_SQL : REFRESH_SQL,
+    [
+      r.sessionId,
+      r.now.toISOString(),
+      r.tokenHash,
+      r.childHash,
+      r.startedAfter?.toISOString() ?? null,
+      r.refreshedAfter?.toISOString() ?? null,
+    ],
+  );
   const raw = rows[0]?.r;
   if (!raw) return undefined;
   const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as RefreshJson;
   return {
     rotated: j.rotated,
-    token: { revoked: j.token.revoked, revokedAt: j.token.revoked_at ? new Date(j.token.revoked_at) : null },
+    token: { active: j.active, revokedAt: j.revoked_at ? new Date(j.revoked_at) : null },
     session: rowFromJson(sessions, j.session),
     user: rowFromJson(users, j.user),
     identities: j.identities.map((i) => rowFromJson(identities, i)),
     factors: j.factors.map((f) => rowFromJson(mfaFactors, f)),
     activeHash: j.active_hash ?? undefined,
   };
+}
+
+/** The session a pre-format refresh token (a refresh_tokens row) belongs to. */
+export async function findLegacyRefreshTokenSession(db: Db, tokenHash: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ sessionId: refreshTokens.sessionId })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, tokenHash));
+  return row?.sessionId;
 }
 
 export const SESSION_USER_SQL = `select json_build_object(
@@ -189,15 +251,15 @@ export async function findSessionWithUserAndRelations(
 ): Promise<
   { session: SessionRow; user: UserRow; identities: IdentityRow[]; factors: FactorRow[] } | undefined
 > {
-  const rows = await hotQuery<{ r: Omit<RefreshJson, 'rotated' | 'token' | 'active_hash'> | string }>(
-    db,
-    'namaa_session_user',
-    SESSION_USER_SQL,
-    [sessionId],
-  );
+  const rows = await hotQuery<{
+    r: Pick<RefreshJson, 'session' | 'user' | 'identities' | 'factors'> | string;
+  }>(db, 'namaa_session_user', SESSION_USER_SQL, [sessionId]);
   const raw = rows[0]?.r;
   if (!raw) return undefined;
-  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Omit<RefreshJson, 'rotated'>;
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Pick<
+    RefreshJson,
+    'session' | 'user' | 'identities' | 'factors'
+  >;
   return {
     session: rowFromJson(sessions, j.session),
     user: rowFromJson(users, j.user),
@@ -214,19 +276,18 @@ export const PASSWORD_SESSION_SQL = `with u as (
     update users set last_sign_in_at = $2::timestamptz, encrypted_password = coalesce($3::text, encrypted_password)
     where id = $1::uuid returning *),
   s as (
-    insert into sessions (id, user_id, amr, aal, ip, user_agent, refreshed_at, created_at, updated_at)
-    select $4::uuid, u.id, $5::jsonb, 'aal1', $6::text, $7::text, $2::timestamptz, $2::timestamptz, $2::timestamptz
+    insert into sessions (id, user_id, amr, aal, ip, user_agent, refresh_token_hash, refreshed_at,
+      refreshed_on, created_at, updated_at)
+    select $4::uuid, u.id, $5::jsonb, 'aal1', $6::text, $7::text, $8::text, $2::timestamptz,
+      ($2::timestamptz at time zone 'UTC')::date, $2::timestamptz, $2::timestamptz
     from u returning *),
-  r as (
-    insert into refresh_tokens (id, token_hash, session_id, user_id, revoked, created_at, updated_at)
-    select $8::uuid, $9::text, s.id, s.user_id, false, $2::timestamptz, $2::timestamptz from s),
   a as (
     insert into audit_log_entries (id, action, actor_id, ip_address, payload)
-    select $10::uuid, 'login', u.id, $6::text, '{"provider":"email"}'::jsonb from u),
-  b as (delete from rate_limit_counters where key = $11::text),
+    select $9::uuid, 'login', u.id, $6::text, '{"provider":"email"}'::jsonb from u),
+  b as (delete from rate_limit_counters where key = $10::text),
   k as (
     insert into rate_limit_counters (key, window_start, count, last_hit_at)
-    select $12::text, timestamptz 'epoch', 1, $2::timestamptz where $12::text is not null
+    select $11::text, timestamptz 'epoch', 1, $2::timestamptz where $11::text is not null
     on conflict (key, window_start) do update set last_hit_at = excluded.last_hit_at
       where rate_limit_counters.last_hit_at < $2::timestamptz - interval '1 day')
   select json_build_object(
@@ -242,6 +303,8 @@ export async function startPasswordSession(
   db: Db,
   p: {
     userId: string;
+    /** The new session's id (its refresh token names it: core/refresh-token.ts). */
+    sessionId: string;
     now: Date;
     newPasswordHash?: string | undefined;
     amr: AmrEntry[];
@@ -252,28 +315,27 @@ export async function startPasswordSession(
     knownKey?: string | undefined;
   },
 ): Promise<{ user: UserRow; session: SessionRow; identities: IdentityRow[]; factors: FactorRow[] }> {
-  const rows = await hotQuery<{ r: Omit<RefreshJson, 'rotated' | 'token' | 'active_hash'> | string }>(
-    db,
-    'namaa_password_session',
-    PASSWORD_SESSION_SQL,
-    [
-      p.userId,
-      p.now.toISOString(),
-      p.newPasswordHash ?? null,
-      randomUUID(),
-      JSON.stringify(p.amr),
-      p.ip,
-      p.userAgent?.slice(0, 512) ?? null,
-      randomUUID(),
-      p.tokenHash,
-      randomUUID(),
-      p.backoffKey ?? null,
-      p.knownKey ?? null,
-    ],
-  );
+  const rows = await hotQuery<{
+    r: Pick<RefreshJson, 'session' | 'user' | 'identities' | 'factors'> | string;
+  }>(db, 'namaa_password_session', PASSWORD_SESSION_SQL, [
+    p.userId,
+    p.now.toISOString(),
+    p.newPasswordHash ?? null,
+    p.sessionId,
+    JSON.stringify(p.amr),
+    p.ip,
+    p.userAgent?.slice(0, 512) ?? null,
+    p.tokenHash,
+    randomUUID(),
+    p.backoffKey ?? null,
+    p.knownKey ?? null,
+  ]);
   const raw = rows[0]?.r;
   if (!raw) throw new Error('user vanished');
-  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Omit<RefreshJson, 'rotated'>;
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Pick<
+    RefreshJson,
+    'session' | 'user' | 'identities' | 'factors'
+  >;
   return {
     user: rowFromJson(users, j.user),
     session: rowFromJson(sessions, j.session),

@@ -88,19 +88,27 @@ export const sweepTimeboxedSessions = deleteBy(
 );
 
 /**
- * Sessions last refreshed before `before` (SESSIONS_INACTIVITY_TIMEOUT), found through their active
- * refresh token: its updated_at is the session's last refresh (or sign-in), and indexing it costs a
- * refresh nothing extra, while an index on sessions.refreshed_at would turn every refresh's session
- * update from a HOT update into one that writes every index of the table.
+ * Sessions last refreshed before `before` (SESSIONS_INACTIVITY_TIMEOUT), found by the UTC day of
+ * their last refresh (sessions.refreshed_on: indexing refreshed_at itself would turn every refresh's
+ * session update from a HOT update into one that writes every index of the table). Only whole days
+ * before `before`'s are read, so a session goes up to a day after its cut-off: the refresh itself
+ * refuses it from the cut-off on (features/session/refresh.ts), the sweep only reclaims the row.
+ * Sessions begun before refreshed_on that were never refreshed since are found, as before it,
+ * through their active refresh_tokens row (its updated_at is the session's last refresh).
  */
 export const sweepInactiveSessions: SweepStatement = (db, limit, before) =>
   counted(
     db,
-    sql`with batch as (
-        select t.session_id from refresh_tokens t
+    sql`with by_day as (
+        select id from sessions
+        where refreshed_on < (${ts(before)} at time zone 'UTC')::date
+        order by refreshed_on limit ${limit} for update skip locked),
+      by_row as (
+        select t.session_id as id from refresh_tokens t
         where not t.revoked and t.updated_at < ${ts(before)}
         order by t.updated_at limit ${limit} for update of t skip locked),
-      d as (delete from sessions where id = any(array(select session_id from batch))
+      batch as (select id from by_day union all select id from by_row),
+      d as (delete from sessions where id = any(array(select id from batch))
         and coalesce(refreshed_at, created_at) < ${ts(before)} returning 1)
       select (select count(*) from d) as deleted, (select count(*) from batch) as scanned`,
   );

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { legacyChildRefreshToken, newRefreshToken } from '../../src/core/refresh-token.ts';
 import {
   type BatchPolicy,
   type BatchRecord,
@@ -64,11 +65,13 @@ async function age(sessionId: string, hours: number) {
   await db().execute(sql`update refresh_tokens set created_at = created_at - ${back},
     updated_at = updated_at - ${back}, revoked_at = revoked_at - ${back} where session_id = ${sessionId}::uuid`);
   await db().execute(sql`update sessions set created_at = created_at - ${back},
-    refreshed_at = refreshed_at - ${back}, updated_at = updated_at - ${back} where id = ${sessionId}::uuid`);
+    refreshed_at = refreshed_at - ${back}, updated_at = updated_at - ${back},
+    refresh_token_previous_at = refresh_token_previous_at - ${back},
+    refreshed_on = ((refreshed_at - ${back}) at time zone 'UTC')::date where id = ${sessionId}::uuid`);
 }
 
-describe('rotated refresh tokens', () => {
-  it('go after the retention, except the parent of the active token; reuse detection still works on a token just rotated', async () => {
+describe('refresh tokens', () => {
+  it('leave no rows: the session row holds the active one, and a month on its parent still answers it and an older one is a reuse', async () => {
     const email = uniqueEmail('sweep-rt');
     await signUpConfirmed(t, email);
     const first = await signIn(email);
@@ -79,37 +82,81 @@ describe('rotated refresh tokens', () => {
       expect(r.status).toBe(200);
       chain.push(r.body.refresh_token as string);
     }
-    const tokens = () =>
+    const tokenRows = () =>
       count(sql`select count(*) as n from refresh_tokens where session_id = ${session}::uuid`);
-    expect(await tokens()).toBe(4);
+    expect(await tokenRows()).toBe(0);
     // A month-old chain: a0, a1, a2 rotated 30 days ago, a3 active.
     await age(session, 30 * 24);
     await sweep();
-    // a2 stays (the parent of the active a3: presenting it answers a3, e.g. a client that lost the
-    // answer of its last refresh, whatever its age); a0 and a1 are gone.
-    expect(await tokens()).toBe(2);
+    // a2 is the parent of the active a3: presenting it answers a3 (a client that lost the answer of
+    // its last refresh), whatever its age.
     const parent = await refresh(chain[2] as string);
     expect(parent.status).toBe(200);
     expect(parent.body.refresh_token).toBe(chain[3]);
-    // A swept ancestor is an unknown token now (GoTrue's answer to a token it never saw).
-    expect(await refresh(chain[0] as string)).toMatchObject({
+    // A token that names the session but is not of its chain ends nothing.
+    const forged = `${(chain[3] as string).slice(0, 23)}${'A'.repeat(43)}`;
+    expect(await refresh(forged)).toMatchObject({
       status: 400,
       body: { error_code: 'refresh_token_not_found' },
     });
+    expect(await count(sql`select count(*) as n from sessions where id = ${session}::uuid`)).toBe(1);
 
-    // Two more rotations now: a3 and a4 are freshly rotated, a5 active; a2 is no longer the parent.
+    // Two more rotations now: a5 active. Replaying a3, two steps behind it and rotated a moment ago
+    // (the reuse interval is 0 here): a reuse, so the session (the family) ends.
     for (let i = 0; i < 2; i++) {
       const r = await refresh(chain.at(-1) as string);
       expect(r.status).toBe(200);
       chain.push(r.body.refresh_token as string);
     }
-    await sweep();
-    // a3 and a4 are within the retention, a5 is active; a2, kept by the first sweep as the parent
-    // of the active token then, had its clock restarted by it and goes one retention later.
-    expect(await tokens()).toBe(4);
-    // Replaying a3, rotated a moment ago and two steps behind the active token: a reuse, so the
-    // session (the family) ends.
     expect(await refresh(chain[3] as string)).toMatchObject({
+      status: 400,
+      body: { error_code: 'refresh_token_already_used' },
+    });
+    expect(await count(sql`select count(*) as n from sessions where id = ${session}::uuid`)).toBe(0);
+  });
+
+  it('issued before the session row held them (refresh_tokens rows) still refresh, move their session to the current format, and go after the retention except the parent', async () => {
+    const email = uniqueEmail('sweep-legacy');
+    await signUpConfirmed(t, email);
+    const session = await sessionOf((await signIn(email)).access_token);
+    const { user } = await signIn(email);
+    // The session as an earlier release left it: a chain of rows l0 → l1 → l2 (active), l0 and l1
+    // rotated 30 days ago, nothing on the session row.
+    const secret = t.server.deps.secrets.refreshChain;
+    const l = ['legacy-root-token-0123456789abcdefghijklmnop'];
+    for (let i = 0; i < 2; i++) l.push(legacyChildRefreshToken(secret, l.at(-1) as string));
+    await db().execute(sql`update sessions set refresh_token_hash = null, refreshed_on = null,
+      refreshed_at = now() - interval '30 days' where id = ${session}::uuid`);
+    for (const [i, token] of l.entries()) {
+      const old = i < 2;
+      await db().execute(sql`insert into refresh_tokens (id, token_hash, parent_hash, session_id, user_id,
+          revoked, revoked_at, created_at, updated_at)
+        values (${randomUUID()}::uuid, ${sha256(token)}, ${i ? sha256(l[i - 1] as string) : null}, ${session}::uuid,
+          ${user.id}::uuid, ${old}, ${old ? sql`now() - interval '30 days'` : null},
+          now() - interval '31 days', now() - interval '30 days')`);
+    }
+    const rows = () =>
+      count(sql`select count(*) as n from refresh_tokens where session_id = ${session}::uuid`);
+    await sweep();
+    // l0 went; l1 stays as the parent of the active l2.
+    expect(await rows()).toBe(2);
+
+    const moved = await refresh(l[2] as string);
+    expect(moved.status).toBe(200);
+    const next = moved.body.refresh_token as string;
+    expect(next).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    const [row] = await queryRows<{ refresh_token_hash: string | null }>(
+      db(),
+      sql`select refresh_token_hash from sessions where id = ${session}::uuid`,
+    );
+    expect(row?.refresh_token_hash).toBe(sha256(next));
+    // l2, now the parent of the active token, answers it; the new token refreshes.
+    const again = await refresh(l[2] as string);
+    expect(again).toMatchObject({ status: 200, body: { refresh_token: next } });
+    const newer = await refresh(next);
+    expect(newer.status).toBe(200);
+    // l1, rotated a month ago and three steps back: a reuse.
+    expect(await refresh(l[1] as string)).toMatchObject({
       status: 400,
       body: { error_code: 'refresh_token_already_used' },
     });
@@ -386,15 +433,16 @@ describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', ()
     count(sql`select pg_total_relation_size(${table}::regclass) as n`);
 
   async function refreshLoad(
-    sessions: Array<{ token: string }>,
+    sessions: Array<{ id: string; token: string }>,
     rounds: number,
     sweepWith: 'pglite' | 'none',
   ) {
     const sizes: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const s of sessions) {
-        const child = randomUUID();
+        const child = newRefreshToken(s.id);
         const out = await findAndRotateRefreshToken(db(), {
+          sessionId: s.id,
           tokenHash: sha256(s.token),
           childHash: sha256(child),
           now: new Date(),
@@ -409,32 +457,58 @@ describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', ()
         tasks,
         new Date(Date.now() + 1000),
       );
-      sizes.push(await totalSize('refresh_tokens'));
+      sizes.push(await totalSize('sessions'));
     }
     return sizes;
   }
 
-  it('reclaims the dead rows, so the tables stay flat under a steady refresh load', async () => {
-    const retention = t.config.sweep.revokedRefreshTokens;
-    t.config.sweep.revokedRefreshTokens = 0;
-    try {
-      const email = uniqueEmail('sweep-v');
-      await signUpConfirmed(t, email);
-      const sessions: Array<{ token: string }> = [];
-      for (let i = 0; i < 20; i++) sessions.push({ token: (await signIn(email)).refresh_token });
-      await runSweep(t.server.deps.database, sweepTasks(t.config), new Date());
-      const withVacuum = await refreshLoad(sessions, 12, 'pglite');
-      const withoutVacuum = await refreshLoad(sessions, 12, 'none');
-      console.log(
-        `refresh_tokens bytes per round, with VACUUM: ${withVacuum.join(' ')}; without: ${withoutVacuum.join(' ')}`,
-      );
-      // With the sweep's VACUUM the table and its indexes stop growing once warm (each round's
-      // versions reuse the space the last round freed); the control keeps growing.
-      const warm = withVacuum[3] as number;
-      expect(Math.max(...withVacuum.slice(4))).toBeLessThanOrEqual(warm * 1.1);
-      expect(withoutVacuum.at(-1) as number).toBeGreaterThan(withVacuum.at(-1) as number);
-    } finally {
-      t.config.sweep.revokedRefreshTokens = retention;
+  it('keeps the sessions flat under a steady refresh load: each refresh is one HOT update of its session row', async () => {
+    const email = uniqueEmail('sweep-v');
+    await signUpConfirmed(t, email);
+    const sessions: Array<{ id: string; token: string }> = [];
+    for (let i = 0; i < 20; i++) {
+      const s = await signIn(email);
+      sessions.push({ id: await sessionOf(s.access_token), token: s.refresh_token });
     }
+    await runSweep(t.server.deps.database, sweepTasks(t.config), new Date());
+    const withVacuum = await refreshLoad(sessions, 12, 'pglite');
+    const withoutVacuum = await refreshLoad(sessions, 12, 'none');
+    console.log(
+      `sessions bytes per round, with VACUUM: ${withVacuum.join(' ')}; without: ${withoutVacuum.join(' ')}`,
+    );
+    // A refresh changes no indexed column (refreshed_on only once a day), so the row's old versions
+    // are pruned inside its page: flat even without a VACUUM. Rows in refresh_tokens (one per
+    // refresh, before the session row held the token) grew without one.
+    const warm = withVacuum[3] as number;
+    expect(Math.max(...withVacuum.slice(4))).toBeLessThanOrEqual(warm * 1.1);
+    expect(Math.max(...withoutVacuum)).toBeLessThanOrEqual(warm * 1.1);
+    expect(await count(sql`select count(*) as n from refresh_tokens`)).toBe(0);
+  }, 180_000);
+
+  it('reclaims the rows it deleted: a table swept and refilled stays flat with the VACUUM, grows without', async () => {
+    const email = uniqueEmail('sweep-d');
+    await signUpConfirmed(t, email);
+    const { user } = await signIn(email);
+    const churn = async (sweepWith: 'pglite' | 'none') => {
+      const sizes: number[] = [];
+      const tasks = sweepTasks(t.config).filter((x) => x.name === 'audit_log');
+      for (let round = 0; round < 10; round++) {
+        // 300 audit rows past the retention, then the sweep deletes them.
+        await db().execute(sql`insert into audit_log_entries (id, action, actor_id, payload, created_at)
+          select gen_random_uuid(), 'churn', ${user.id}::uuid, '{}'::jsonb, now() - interval '400 days'
+          from generate_series(1, 300)`);
+        await runSweep({ db: db(), kind: sweepWith === 'pglite' ? 'pglite' : 'postgres' }, tasks, new Date());
+        sizes.push(await totalSize('audit_log_entries'));
+      }
+      return sizes;
+    };
+    const withVacuum = await churn('pglite');
+    const withoutVacuum = await churn('none');
+    console.log(
+      `audit_log_entries bytes per round, with VACUUM: ${withVacuum.join(' ')}; without: ${withoutVacuum.join(' ')}`,
+    );
+    const warm = withVacuum[3] as number;
+    expect(Math.max(...withVacuum.slice(4))).toBeLessThanOrEqual(warm * 1.1);
+    expect(withoutVacuum.at(-1) as number).toBeGreaterThan(withVacuum.at(-1) as number);
   }, 180_000);
 });

@@ -9,6 +9,7 @@
 // layout is built exactly as that release built it (its migrations 0000–0002 run by drizzle's
 // migrator with the default search_path and bookkeeping), the rows are copied into it and the
 // scratch namespace is dropped.
+import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,8 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { generate } from 'otplib';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
+import { refreshTokenSession } from '../../src/core/refresh-token.ts';
+import { sha256 } from '../../src/crypto/tokens.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { migrate, migrationsFolder } from '../../src/db/migrate.ts';
 import type { RunSql } from '../../src/db/namespace.ts';
@@ -159,7 +162,15 @@ it('a database of the release before namespaces moves into auth in place: every 
       code: await generate({ secret: factor.totp.secret, epoch: Math.floor(Date.now() / 1000) }),
     });
     expect(verified.error).toBeNull();
-    session = verified.data as { access_token: string; refresh_token: string };
+    const verifiedSession = verified.data as { access_token: string; refresh_token: string };
+    // That release kept refresh tokens as rows (sessions held none): the session's token as it
+    // would have issued it, and the session row without the columns it did not have.
+    const legacyToken = `upgrade-legacy-refresh-${randomUUID()}`;
+    const sessionId = refreshTokenSession(verifiedSession.refresh_token) as string;
+    await before.server.deps.db.execute(sql`insert into refresh_tokens (id, token_hash, session_id, user_id)
+      values (gen_random_uuid(), ${sha256(legacyToken)}, ${sessionId}::uuid,
+        (select user_id from sessions where id = ${sessionId}::uuid))`);
+    session = { access_token: verifiedSession.access_token, refresh_token: legacyToken };
     // A challenge left open (a verified one is used up).
     expect((await sb.auth.mfa.challenge({ factorId })).error).toBeNull();
     // A PKCE recovery request: a one-time token, a flow state and a mail in the outbox.

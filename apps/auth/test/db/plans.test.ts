@@ -337,7 +337,13 @@ describe(`query plans at ${loaded ? 'the loaded database' : `${USERS.toLocaleStr
         label: 'refresh (hot)',
         text: sessions.REFRESH_SQL,
         // A real session's active token: with PLANS_ANALYZE the rotation runs (and is rolled back).
-        params: [sha256(activeTokenOf(81)), now.toISOString(), u(8), 'plan-child', null, null],
+        params: [s(81), now.toISOString(), sha256(activeTokenOf(81)), 'plan-child', null, null],
+      },
+      {
+        // A token issued before sessions held them (a refresh_tokens row; none in this data).
+        label: 'refresh, pre-format token (hot)',
+        text: sessions.LEGACY_REFRESH_SQL,
+        params: [s(82), now.toISOString(), 'plan-legacy', 'plan-child', null, null],
       },
       { label: 'GET /user (hot)', text: sessions.SESSION_USER_SQL, params: [s(80)] },
       {
@@ -351,7 +357,6 @@ describe(`query plans at ${loaded ? 'the loaded database' : `${USERS.toLocaleStr
           '[]',
           '203.0.113.1',
           'ua',
-          u(11),
           'plan-rt2',
           u(12),
           'backoff:x',

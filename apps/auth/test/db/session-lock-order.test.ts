@@ -1,13 +1,15 @@
-// Every path that deletes sessions takes its row locks in the order a refresh does: the refresh
-// token, then its session (db/sessions.repo.ts deleteSessionsWhere). A refresh is replayed here one
-// lock at a time on a second connection, with the deletion started between its two locks; deleting
-// the session first (its cascade reaching the token last) deadlocks, and PostgreSQL then kills one
-// of the two, which the client sees as a 500. CI once met it as a flaky admin deleteUser.
+// Every path that deletes sessions runs against a refresh in flight without a deadlock: a refresh
+// holds the lock on its session row (the rotation's update); a refresh of a token issued before
+// sessions held them locks its refresh_tokens row first, which is why deleteSessionsWhere
+// (db/sessions.repo.ts) deletes token rows before sessions (the other order once deadlocked: a 500,
+// met in CI as a flaky admin deleteUser). Here a second connection holds the session row's lock
+// with the deletion started behind it: the deletion must wait, then succeed.
 // PostgreSQL only: PGlite has one connection, so its transactions never interleave.
 import { createClient } from '@supabase/supabase-js';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refreshTokenSession } from '../../src/core/refresh-token.ts';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { sessions, users } from '../../src/db/schema.ts';
 import { eraseAccountFor } from '../../src/features/account/account.ts';
@@ -39,24 +41,23 @@ describe.runIf(process.env.DATABASE_URL)('session deletions against a refresh in
   }
 
   /**
-   * Holds what a refresh holds between its two locks (the rotated token row), runs `deletion`,
-   * gives it time to reach its first lock wait, then takes the session lock the child token's
-   * foreign key takes, and commits. Resolves with the deletion's outcome; rejects on a deadlock
-   * reported to this side.
+   * Holds what a refresh holds (the lock on its session row, taken by the rotation's update) while
+   * `deletion` runs, gives it time to reach its lock wait, and commits. Resolves with the
+   * deletion's outcome; rejects on a deadlock reported to this side.
    */
   async function refreshInterleavedWith<T>(refreshToken: string, deletion: () => Promise<T>): Promise<T> {
     const other = new pg.Client({ connectionString: t.config.DATABASE_URL });
     await other.connect();
     try {
       await other.query('begin');
-      const { rows } = await other.query<{ session_id: string }>(
-        'update auth.refresh_tokens set revoked = true, revoked_at = now() where token_hash = $1 returning session_id',
-        [sha256(refreshToken)],
+      const { rows } = await other.query<{ id: string }>(
+        `update auth.sessions set refresh_token_hash = 'rotated', refreshed_at = now()
+         where id = $1 and refresh_token_hash = $2 returning id`,
+        [refreshTokenSession(refreshToken), sha256(refreshToken)],
       );
       expect(rows).toHaveLength(1);
       const pending = deletion();
       await new Promise((r) => setTimeout(r, 400));
-      await other.query('select 1 from auth.sessions where id = $1 for key share', [rows[0]!.session_id]);
       await other.query('commit');
       return await pending;
     } finally {

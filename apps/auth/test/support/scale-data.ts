@@ -1,3 +1,6 @@
+import { refreshTokenSessionPart } from '../../src/core/refresh-token.ts';
+import { sha256 } from '../../src/crypto/tokens.ts';
+
 /**
  * Bulk rows shaped like the service's own writes (the same columns, JSON and hash formats as
  * signup, password sign-in, refresh, email links, PKCE, MFA, the audit log, rate limits and the
@@ -8,12 +11,15 @@
  * and the benchmark can pick random existing rows without reading them back. Email: user<i>@scale.test.
  */
 
-/** The tables whose size follows the number of accounts or the traffic (signing keys and secrets do not). */
+/**
+ * The tables whose size follows the number of accounts or the traffic (signing keys and secrets do
+ * not; nor does refresh_tokens any more: it only holds tokens issued before sessions held them,
+ * and shrinks as they rotate).
+ */
 export const GROWING_TABLES = [
   'users',
   'identities',
   'sessions',
-  'refresh_tokens',
   'one_time_tokens',
   'flow_state',
   'mfa_factors',
@@ -27,11 +33,9 @@ export const GROWING_TABLES = [
 ] as const;
 
 export type ScaleShape = {
-  /** Sessions per user (each with its active refresh token). */
+  /** Sessions per user (each holding its active refresh token's hash). */
   sessionsPerUser: number;
-  /** Rotated refresh tokens per session before the active one (the last is the active one's parent). */
-  rotatedPerSession: number;
-  /** Days between two rotations of a session's chain (the last one is the session's last refresh). */
+  /** Days between a session's last two refreshes (its refresh_token_previous_at). */
   rotationDays: number;
   /** Audit rows per user, spread over `auditDays`. */
   auditPerUser: number;
@@ -43,7 +47,6 @@ export type ScaleShape = {
 /** A month of traffic as the service writes it with no sweep (the issue's measurement). */
 export const MONTH_OF_HISTORY: ScaleShape = {
   sessionsPerUser: 2,
-  rotatedPerSession: 3,
   rotationDays: 7,
   auditPerUser: 5,
   auditDays: 30,
@@ -53,7 +56,6 @@ export const MONTH_OF_HISTORY: ScaleShape = {
 /** Short histories, little due: what the default sweeps leave. */
 export const STEADY_STATE: ScaleShape = {
   sessionsPerUser: 2,
-  rotatedPerSession: 1,
   rotationDays: 1,
   auditPerUser: 5,
   auditDays: 89,
@@ -70,8 +72,12 @@ function pad(i: number): string {
 /** The uuid of session `j` (= user * sessionsPerUser + k). */
 export const sessionId = (j: number) =>
   `${'b0000000'}-${pad(j).slice(0, 4)}-${pad(j).slice(4, 8)}-${pad(j).slice(8, 12)}-${pad(j).slice(12)}`;
-/** The active refresh token of session `j` (its SHA-256 is stored), which the benchmark presents. */
-export const activeTokenOf = (j: number) => `scale-active-token-${j}`;
+/**
+ * The active refresh token of session `j` (its SHA-256 is on the session row), which the benchmark
+ * presents: the current format (core/refresh-token.ts), the session's id then a deterministic part.
+ */
+export const activeTokenOf = (j: number) =>
+  `${refreshTokenSessionPart(sessionId(j))}.${sha256(`scale-active-token-${j}`)}`;
 
 /**
  * The SQL statements that load users [from, to) with their relations and history, in order. `hash`
@@ -79,7 +85,6 @@ export const activeTokenOf = (j: number) => `scale-active-token-${j}`;
  */
 export function scaleChunkSql(from: number, to: number, hash: string, shape: ScaleShape): string[] {
   const spu = shape.sessionsPerUser;
-  const rot = shape.rotatedPerSession;
   const due = shape.dueShare;
   const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
   const users = `generate_series(${from}, ${to - 1}) as i`;
@@ -104,25 +109,19 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
        json_build_object('sub', ${id('a0000000', 'i')}, 'email', 'user' || i || '@scale.test',
          'email_verified', true, 'phone_verified', false), 'email', 'user' || i || '@scale.test', now(), now(), now()
      from ${users}`,
-    `insert into sessions (id, user_id, aal, amr, factor_id, refreshed_at, user_agent, ip, created_at, updated_at)
+    // Each session holds its active refresh token's hash (activeTokenOf: the session id's base64url,
+    // a dot, the base64url SHA-256 of 'scale-active-token-<j>'); no refresh_tokens rows, as the
+    // service writes none.
+    `insert into sessions (id, user_id, aal, amr, factor_id, refreshed_at, refresh_token_hash,
+       refresh_token_previous_at, refreshed_on, user_agent, ip, created_at, updated_at)
      select ${id('b0000000', 'j')}, ${id('a0000000', `j / ${spu}`)}, 'aal1',
        json_build_array(json_build_object('method', 'password', 'timestamp', extract(epoch from c)::bigint)),
        case when j % 500 = 3 then ${id('f0000000', 'j')} end, r,
+       ${b64url(`sha256(convert_to(${b64url(`uuid_send(${id('b0000000', 'j')})`)} || '.' || ${b64url("sha256(convert_to('scale-active-token-' || j, 'UTF8'))")}, 'UTF8'))`)},
+       greatest(c, r - interval '${shape.rotationDays} days'), (r at time zone 'UTC')::date,
        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
        '203.0.' || (j % 250) || '.' || (j % 199), c, r
      from ${sessions}, lateral (select ${ago(30, 'j')} as c) x, lateral (select c + (now() - c) * ((j * 31 % 101) / 100.0) as r) y`,
-    // The chain: rotated tokens k = 0..rot-1 (oldest first), then the active one; each names its
-    // parent's hash. A rotated token's updated_at/revoked_at is its child's created_at.
-    `insert into refresh_tokens (id, token_hash, parent_hash, session_id, user_id, revoked, revoked_at, created_at, updated_at)
-     select ${id('d0000000', `j * ${rot + 1} + k`)}, h, p, ${id('b0000000', 'j')}, ${id('a0000000', `j / ${spu}`)},
-       k < ${rot}, case when k < ${rot} then t1 end, t0, coalesce(case when k < ${rot} then t1 end, t0)
-     from ${sessions}, generate_series(0, ${rot}) as k,
-       lateral (select ${ago(30, 'j')} as c) x0, lateral (select c + (now() - c) * ((j * 31 % 101) / 100.0) as r) x1,
-       lateral (select case when k = ${rot} then ${b64url("sha256(convert_to('scale-active-token-' || j, 'UTF8'))")}
-           else left(md5(j || ':' || k) || md5(k || ':' || j), 43) end as h,
-         case when k > 0 then left(md5(j || ':' || (k - 1)) || md5((k - 1) || ':' || j), 43) end as p,
-         r - interval '${shape.rotationDays} days' * (${rot} - k) as t0,
-         r - interval '${shape.rotationDays} days' * (${rot} - k - 1) as t1) x`,
     `insert into one_time_tokens (id, user_id, token_type, token_hash, otp_hash, relates_to, expires_at, created_at)
      select ${id('e0000000', 'i')}, ${id('a0000000', 'i')}, case when i % 3 = 0 then 'recovery' else 'confirmation' end,
        md5('ott' || i) || md5(i || 'ott'), md5('otp' || i) || md5(i || 'otp'), 'user' || i || '@scale.test',

@@ -8,8 +8,9 @@ import type { Session } from '../../core/http/response-schemas.ts';
 import { issueSession } from '../../core/issue-session.ts';
 import { queueSecurityNotice } from '../../core/mail/notices.ts';
 import { enforceRateLimits, perIpLimit } from '../../core/rate-limit.ts';
+import { newRefreshToken } from '../../core/refresh-token.ts';
 import { argon2Matches } from '../../crypto/passwords.ts';
-import { hmac, randomToken, sha256 } from '../../crypto/tokens.ts';
+import { hmac, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { type DbOrTx, isUniqueViolation } from '../../db/client.ts';
 import {
@@ -301,7 +302,7 @@ export async function verifyRecoveryCode(
     hash = await matchImportedCode(set.id, input.code, deps);
   if (!hash) return fail();
   await hook(true);
-  const refreshToken = randomToken(32);
+  const refreshToken = newRefreshToken(session.id);
   const notify = !!user.email;
   const upgraded = await deps.db.transaction(async (tx) => {
     // Checked above, spent here: of parallel uses of one code only one finds it unused.

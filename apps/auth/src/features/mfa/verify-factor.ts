@@ -14,9 +14,10 @@ import {
   reserveFactorAttempt,
   smsQuota,
 } from '../../core/rate-limit.ts';
+import { newRefreshToken } from '../../core/refresh-token.ts';
 import { codeText } from '../../core/sms/message-text.ts';
 import { userJson } from '../../core/user-json.ts';
-import { hmac, randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
+import { hmac, randomOtp, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import {
   claimPhoneChallenge,
@@ -273,7 +274,7 @@ export async function verifyFactor(
   }
   await mfaHook(true);
 
-  const refreshToken = randomToken(32);
+  const refreshToken = newRefreshToken(session.id);
   const method = AMR_METHOD[factor.factorType] as string;
   const upgraded = await deps.db.transaction(async (tx) => {
     // Single use, also under concurrency: only one verification consumes the challenge.

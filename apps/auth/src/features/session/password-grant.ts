@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { isValidEmail, normalizeEmail } from '../../core/email.ts';
 import { passwordVerificationAttempt } from '../../core/hooks/verification-hooks.ts';
@@ -6,8 +7,9 @@ import { issueSession } from '../../core/issue-session.ts';
 import { passwordPolicyOf, passwordProblems } from '../../core/password-policy.ts';
 import { isValidPhone } from '../../core/phone.ts';
 import { clearBackoff, enforceSigninLimits } from '../../core/rate-limit.ts';
+import { newRefreshToken } from '../../core/refresh-token.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
-import { randomToken, sha256 } from '../../crypto/tokens.ts';
+import { sha256 } from '../../crypto/tokens.ts';
 import { audit } from '../../db/audit.repo.ts';
 import { deleteUserSessions, startPasswordSession } from '../../db/sessions.repo.ts';
 import { findUserByPhone } from '../../db/users.repo.ts';
@@ -88,7 +90,8 @@ export async function passwordGrant(
 
   const newHash = result.needsRehash ? await hashPassword(input.password) : undefined;
   // One statement (atomic): last sign-in stamp (+ rehash), session, refresh token, audit row, back-off reset.
-  const refreshToken = randomToken(32);
+  const sessionId = randomUUID();
+  const refreshToken = newRefreshToken(sessionId);
   const {
     user: updated,
     session,
@@ -96,6 +99,7 @@ export async function passwordGrant(
     factors,
   } = await startPasswordSession(deps.db, {
     userId: user.id,
+    sessionId,
     now,
     newPasswordHash: newHash,
     amr: [{ method: 'password', timestamp: Math.floor(now.getTime() / 1000) }],

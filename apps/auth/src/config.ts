@@ -747,7 +747,7 @@ export const envSchema = z.object({
     .default(86400)
     .meta({
       description:
-        'seconds a rotated refresh token row is kept after `REFRESH_TOKEN_REUSE_INTERVAL` (its replay then ends the session; after, it is unknown). The parent of the active token is always kept. Only tokens issued before sessions held their refresh token have rows; a current token leaves none, and a replay of any of a session\'s last 32 tokens is recognised while the session lives',
+        "seconds a rotated refresh token row is kept after `REFRESH_TOKEN_REUSE_INTERVAL` (its replay then ends the session; after, it is unknown). The parent of the active token is always kept. Only tokens issued before sessions held their refresh token have rows; a current token leaves none, and a replay of any of a session's last 32 tokens is recognised while the session lives",
     }),
   RETENTION_ENDED_SESSIONS: int(0, 365 * 86400)
     .default(86400)

@@ -5,8 +5,10 @@
  *
  * The product as `npm start` runs it (scripts/start.mjs: site and API in one process, the built
  * site served; LOG_LEVEL=warn as the issue measured), on PostgreSQL (a fresh database) and on the
- * embedded database (a fresh DATA_DIR), each as `npm start` runs it and as the systemd unit and the
- * Docker image run it ("-deployed": MALLOC_ARENA_MAX=2, node --max-semi-space-size=4). For each:
+ * embedded database (a fresh DATA_DIR), each as `npm start` runs it (its node flags and environment
+ * defaults read from package.json's start script) and as the systemd unit and the Docker image run
+ * it ("-deployed": MALLOC_ARENA_MAX=2, NODE_OPTIONS=--max-semi-space-size=4; the same settings since
+ * `npm start` took them, reached the unit's way). For each:
  * 1. first start → healthy (the first GET /auth/v1/health that answers 200), RSS 8 s later (idle);
  * 2. the mixed load of `npm run bench:load` (64 connections, sign-in 20 %, refresh 40 %, GET /user
  *    40 %) for `--load` s, RSS sampled every 500 ms (peak) and right after;
@@ -16,7 +18,7 @@
  * Prints a table; writes bench/results/footprint.json. Builds the site first if it is missing.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,11 +50,28 @@ const round = (x: number) => Math.round(x * 10) / 10;
 
 type Running = { url: string; child: ChildProcess; healthyMs: number };
 
-async function start(env: Record<string, string>): Promise<Running> {
+/**
+ * What `npm start` runs (package.json's start script): its node flags and its environment defaults
+ * (`VAR=${VAR:-value}`), read from the script so the benchmark measures exactly that.
+ */
+function npmStartCommand(): { nodeArgs: string[]; env: Record<string, string> } {
+  const script = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
+  const nodeArgs =
+    /\bnode\s+(.*?)\s*scripts\/start\.mjs/.exec(script)?.[1]?.split(/\s+/).filter(Boolean) ?? [];
+  const env = Object.fromEntries(
+    [...script.matchAll(/\b([A-Z_]+)=\$\{\1:-([^}]*)\}/g)].map((m) => [m[1] as string, m[2] as string]),
+  );
+  return { nodeArgs, env };
+}
+const NPM_START = npmStartCommand();
+
+async function start(env: Record<string, string>, nodeArgs: string[] = []): Promise<Running> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'scripts/start.mjs')], {
     env: {
       PATH: process.env.PATH,
       PORT: String(port),
@@ -89,9 +108,9 @@ async function idleRss(r: Running): Promise<number> {
   return round(rssMiB(r.child.pid));
 }
 
-async function measure(name: string, env: Record<string, string>) {
+async function measure(name: string, env: Record<string, string>, nodeArgs: string[] = []) {
   log(`${name}: first start`);
-  let running = await start(env);
+  let running = await start(env, nodeArgs);
   const firstStartMs = Math.round(running.healthyMs);
   const idle = await idleRss(running);
   log(`  healthy after ${firstStartMs} ms, idle RSS ${idle} MiB`);
@@ -117,7 +136,7 @@ async function measure(name: string, env: Record<string, string>) {
   const restarts: Array<{ healthyMs: number; idleMiB: number }> = [];
   for (let i = 0; i < RESTARTS; i++) {
     await stop(running);
-    running = await start(env);
+    running = await start(env, nodeArgs);
     const healthyMs = Math.round(running.healthyMs);
     restarts.push({ healthyMs, idleMiB: await idleRss(running) });
     log(`  restart ${i + 1}: healthy after ${healthyMs} ms, idle RSS ${restarts.at(-1)?.idleMiB} MiB`);
@@ -160,23 +179,25 @@ for (const mode of modes) {
   // restarts as the systemd unit's CacheDirectory keeps it: V8's cached code depends on the flags, so
   // a cache shared by modes with different flags would be rejected and rewritten at every start.
   const compileCache = mkdtempSync(join(tmpdir(), 'namaa-footprint-cache-'));
+  const deployed = mode.endsWith('-deployed');
   const arena: Record<string, string> = {
-    ...(mode.endsWith('-deployed') ? DEPLOYED : {}),
+    ...(deployed ? DEPLOYED : NPM_START.env),
     NODE_COMPILE_CACHE: compileCache,
     ...extraEnv,
   };
+  const nodeArgs = deployed ? [] : NPM_START.nodeArgs;
   const label = `${mode.startsWith('pglite') ? 'embedded PGlite' : 'PostgreSQL'}${mode.endsWith('-deployed') ? ', as deployed' : ''}`;
   if (mode.startsWith('pglite')) {
     const dataDir = mkdtempSync(join(tmpdir(), 'namaa-footprint-'));
     try {
-      results[mode] = await measure(label, { DATA_DIR: dataDir, ...arena });
+      results[mode] = await measure(label, { DATA_DIR: dataDir, ...arena }, nodeArgs);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   } else if (mode.startsWith('pg')) {
     const database = await createFreshDatabase(args.pg, 'namaa_footprint');
     try {
-      results[mode] = await measure(label, { DATABASE_URL: database.url, ...arena });
+      results[mode] = await measure(label, { DATABASE_URL: database.url, ...arena }, nodeArgs);
     } finally {
       await database.drop();
     }

@@ -4,7 +4,10 @@
 //   npm registry (the machines ship Node 20; the service runs TypeScript through Node's type stripping).
 // - The site is built when its output is missing or older than its sources (only for the default
 //   SITE_DIR: a SITE_DIR set elsewhere is the operator's own build).
-// Signals: package.json runs this as `exec node scripts/start.mjs`, so npm's shell is replaced and
+// - Memory: package.json runs it as the systemd unit and the Docker image run the service, with
+//   MALLOC_ARENA_MAX=2 (unless set) and `node --max-semi-space-size=4` (README, "Footprint": V8's
+//   default young generation grows the resident memory under load by tens of MiB for nothing).
+// Signals: package.json runs this as `exec node … scripts/start.mjs`, so npm's shell is replaced and
 // npm's SIGTERM/SIGINT reach this process; the server runs in it (main.ts drains and exits 0). While a
 // child runs (the Node 24 re-run, the site build), the signal is passed on to it and we exit with it,
 // so no child is ever left behind holding the port.
@@ -51,7 +54,12 @@ function run(command, args) {
 
 if (major < 22 || (major === 22 && minor < 22)) {
   console.error(`start: Node ${process.versions.node} is too old for this project; switching to Node 24.`);
-  process.exit(await run('bash', ['-c', 'source scripts/ensure-node.sh && exec node scripts/start.mjs']));
+  process.exit(
+    await run('bash', [
+      '-c',
+      'source scripts/ensure-node.sh && exec node --max-semi-space-size=4 scripts/start.mjs',
+    ]),
+  );
 }
 
 const webDir = join(root, 'apps/web');

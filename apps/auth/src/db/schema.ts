@@ -99,6 +99,8 @@ export const identities = pgTable(
 
 export type AmrEntry = { method: string; timestamp: number; provider?: string };
 
+// fillfactor 90 (migration 0013, which drizzle's schema cannot express): room in each page for a
+// refresh's new row version, so the update is HOT from a session's first refresh on.
 export const sessions = pgTable(
   'sessions',
   {
@@ -119,9 +121,9 @@ export const sessions = pgTable(
     // When the active token's parent was issued (= when the grandparent was rotated): the reuse
     // rules' clock for a token two rotations back (features/session/refresh.ts).
     refreshTokenPreviousAt: tz('refresh_token_previous_at'),
-    // The UTC day of refreshed_at, for the inactivity sweep's index: it changes at most once a day,
-    // so the other refreshes of the day stay HOT updates (an index on refreshed_at itself would make
-    // every refresh write every index of the table).
+    // A UTC day at most a week before refreshed_at's, for the inactivity sweep's index: a refresh
+    // moves it only once it is a week behind, so the other refreshes of the week stay HOT updates
+    // (an index on refreshed_at itself would make every refresh write every index of the table).
     refreshedOn: date('refreshed_on', { mode: 'string' }),
     userAgent: text('user_agent'),
     ip: text('ip'),

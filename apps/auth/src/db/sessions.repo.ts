@@ -47,6 +47,12 @@ export async function insertSession(
 export const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 
 /**
+ * How far sessions.refreshed_on may lag the day of the last refresh: a refresh moves it only when it
+ * is this many days behind, so it is at most that stale (see ROTATE_SET).
+ */
+export const REFRESHED_ON_SLACK_DAYS = 7;
+
+/**
  * Deletes the sessions `where` selects, their refresh tokens first. The order is the point: a
  * refresh locks its token and then its session (the child token's foreign key), so deleting the
  * session first, with its cascade reaching the token last, takes the two locks the other way round
@@ -107,9 +113,13 @@ const USABLE = `(tok.not_after is null or tok.not_after > $2::timestamptz)
       and ($6::timestamptz is null or coalesce(tok.refreshed_at, tok.created_at) > $6::timestamptz)
       and (tok.banned_until is null or tok.banned_until <= $2::timestamptz)`;
 
-// The session's new state after a rotation to the child whose hash is $4.
+// The session's new state after a rotation to the child whose hash is $4. refreshed_on (the only
+// indexed column a refresh changes) moves only once it is a week behind: the update stays HOT for the
+// other refreshes of the week (REFRESHED_ON_SLACK_DAYS, which the inactivity sweep allows for).
 const ROTATE_SET = `refresh_token_hash = $4::text, refresh_token_previous_at = s.refreshed_at,
-      refreshed_at = $2::timestamptz, refreshed_on = ($2::timestamptz at time zone 'UTC')::date,
+      refreshed_at = $2::timestamptz,
+      refreshed_on = case when s.refreshed_on > ($2::timestamptz at time zone 'UTC')::date - ${REFRESHED_ON_SLACK_DAYS}
+        then s.refreshed_on else ($2::timestamptz at time zone 'UTC')::date end,
       updated_at = $2::timestamptz`;
 
 // What the response needs, as one JSON value; the reads see the snapshot from before the writes,

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from './client.ts';
+import { REFRESHED_ON_SLACK_DAYS } from './sessions.repo.ts';
 
 /**
  * The sweep's statements (core/sweep.ts runs them): each handles at most `limit` rows that are past
@@ -88,11 +89,13 @@ export const sweepTimeboxedSessions = deleteBy(
 );
 
 /**
- * Sessions last refreshed before `before` (SESSIONS_INACTIVITY_TIMEOUT), found by the UTC day of
- * their last refresh (sessions.refreshed_on: indexing refreshed_at itself would turn every refresh's
- * session update from a HOT update into one that writes every index of the table). Only whole days
- * before `before`'s are read, so a session goes up to a day after its cut-off: the refresh itself
- * refuses it from the cut-off on (features/session/refresh.ts), the sweep only reclaims the row.
+ * Sessions last refreshed before `before` (SESSIONS_INACTIVITY_TIMEOUT), found by sessions.refreshed_on
+ * (indexing refreshed_at itself would turn every refresh's session update from a HOT update into one
+ * that writes every index of the table). refreshed_on lags the last refresh by up to
+ * REFRESHED_ON_SLACK_DAYS, so only sessions whose refreshed_on is that much further back are read:
+ * all of them are inactive (none is read and kept), and a session goes up to a week and a day after
+ * its cut-off. The refresh itself refuses it from the cut-off on (features/session/refresh.ts); the
+ * sweep only reclaims the row.
  * Sessions begun before refreshed_on that were never refreshed since are found, as before it,
  * through their active refresh_tokens row (its updated_at is the session's last refresh).
  */
@@ -101,7 +104,7 @@ export const sweepInactiveSessions: SweepStatement = (db, limit, before) =>
     db,
     sql`with by_day as (
         select id from sessions
-        where refreshed_on < (${ts(before)} at time zone 'UTC')::date
+        where refreshed_on < (${ts(before)} at time zone 'UTC')::date - ${REFRESHED_ON_SLACK_DAYS}::int
         order by refreshed_on limit ${limit} for update skip locked),
       by_row as (
         select t.session_id as id from refresh_tokens t

@@ -64,6 +64,29 @@ describe('refresh in one statement', () => {
     expect((await refresh(t2)).status).toBe(200);
   });
 
+  it("moves refreshed_on (the inactivity sweep's index) only once it is a week behind, so the other refreshes stay HOT", async () => {
+    const s = await signUp();
+    const day = async () =>
+      (
+        await rows<{ d: string }>(
+          sql`select refreshed_on::text as d from sessions where user_id = ${s.user.id}::uuid`,
+        )
+      )[0]?.d;
+    const setBack = (days: number) =>
+      rows(sql`update sessions set refreshed_on = (now() at time zone 'UTC')::date - ${days}::int
+        where user_id = ${s.user.id}::uuid`);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await day()).toBe(today);
+    await setBack(6);
+    const sixBack = await day();
+    const r1 = await refresh(s.refresh_token);
+    expect(r1.status).toBe(200);
+    expect(await day()).toBe(sixBack);
+    await setBack(7);
+    expect((await refresh(r1.body.refresh_token as string)).status).toBe(200);
+    expect(await day()).toBe(today);
+  });
+
   it('answers the full user (identities) and an access token for the same session', async () => {
     const s = await signUp();
     const r = await refresh(s.refresh_token);

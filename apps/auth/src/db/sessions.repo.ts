@@ -53,10 +53,11 @@ export const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 export const REFRESHED_ON_SLACK_DAYS = 7;
 
 /**
- * Deletes the sessions `where` selects, their refresh tokens first. The order is the point: a
- * refresh locks its token and then its session (the child token's foreign key), so deleting the
- * session first, with its cascade reaching the token last, takes the two locks the other way round
- * and PostgreSQL kills one of the two transactions as a deadlock (a 500 for the client).
+ * Deletes the sessions `where` selects, their refresh_tokens rows first. The order is the point: a
+ * refresh of a token issued before sessions held their tokens (LEGACY_REFRESH_SQL) locks its row and
+ * then its session, so deleting the session first, with its cascade reaching the row last, takes the
+ * two locks the other way round and PostgreSQL kills one of the two transactions as a deadlock (a
+ * 500 for the client). A current refresh locks only its session row.
  */
 export async function deleteSessionsWhere(db: DbOrTx, where: SQL | undefined): Promise<void> {
   // drizzle's and() is typed as possibly undefined: no condition must never mean every session.
@@ -133,7 +134,8 @@ const REFRESH_RESULT = `'session', (select row_to_json(s) from sessions s where 
 // with its user, rotate it only if $3 is still its active token's hash and the session usable (the
 // hash is re-checked on the locked row, so of two concurrent rotations one wins), and return
 // everything the response needs. One row read and updated by primary key; the update changes no
-// indexed column except refreshed_on once a day, so it is a HOT update.
+// indexed column except refreshed_on once a week, so it is a HOT update (sessions keep page room
+// for it: fillfactor 90, migration 0013).
 export const REFRESH_SQL = `with tok as (
     select s.id as session_id, s.user_id, s.not_after, s.created_at, s.refreshed_at,
       s.refresh_token_hash, u.banned_until
@@ -181,14 +183,18 @@ export const LEGACY_REFRESH_SQL = `with tok as (
   ) as r
   from tok`;
 
-type RefreshJson = {
-  rotated: boolean;
-  active: boolean;
-  revoked_at: string | null;
+/** A session with its user, identities and factors, as the hot statements return them. */
+type SessionUserJson = {
   session: Record<string, unknown>;
   user: Record<string, unknown>;
   identities: Record<string, unknown>[];
   factors: Record<string, unknown>[];
+};
+
+type RefreshJson = SessionUserJson & {
+  rotated: boolean;
+  active: boolean;
+  revoked_at: string | null;
   active_hash: string | null;
 };
 
@@ -262,14 +268,11 @@ export async function findSessionWithUserAndRelations(
   { session: SessionRow; user: UserRow; identities: IdentityRow[]; factors: FactorRow[] } | undefined
 > {
   const rows = await hotQuery<{
-    r: Pick<RefreshJson, 'session' | 'user' | 'identities' | 'factors'> | string;
+    r: SessionUserJson | string;
   }>(db, 'namaa_session_user', SESSION_USER_SQL, [sessionId]);
   const raw = rows[0]?.r;
   if (!raw) return undefined;
-  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Pick<
-    RefreshJson,
-    'session' | 'user' | 'identities' | 'factors'
-  >;
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as SessionUserJson;
   return {
     session: rowFromJson(sessions, j.session),
     user: rowFromJson(users, j.user),
@@ -326,7 +329,7 @@ export async function startPasswordSession(
   },
 ): Promise<{ user: UserRow; session: SessionRow; identities: IdentityRow[]; factors: FactorRow[] }> {
   const rows = await hotQuery<{
-    r: Pick<RefreshJson, 'session' | 'user' | 'identities' | 'factors'> | string;
+    r: SessionUserJson | string;
   }>(db, 'namaa_password_session', PASSWORD_SESSION_SQL, [
     p.userId,
     p.now.toISOString(),
@@ -342,10 +345,7 @@ export async function startPasswordSession(
   ]);
   const raw = rows[0]?.r;
   if (!raw) throw new Error('user vanished');
-  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Pick<
-    RefreshJson,
-    'session' | 'user' | 'identities' | 'factors'
-  >;
+  const j = (typeof raw === 'string' ? JSON.parse(raw) : raw) as SessionUserJson;
   return {
     user: rowFromJson(users, j.user),
     session: rowFromJson(sessions, j.session),

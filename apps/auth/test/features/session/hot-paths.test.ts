@@ -1,9 +1,11 @@
 // The single-statement hot paths (src/db/sessions.repo.ts: refresh rotation, password session,
 // session + user look-up) keep every rule of the multi-query code they replaced. Runs on PGlite and,
 // with DATABASE_URL, on PostgreSQL.
+import { randomUUID } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRefreshToken } from '../../../src/core/refresh-token.ts';
 import { sha256 } from '../../../src/crypto/tokens.ts';
 import { queryRows } from '../../../src/db/client.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
@@ -129,6 +131,10 @@ describe('refresh in one statement', () => {
     expect(unknown.body.error_code ?? unknown.body.code).toBe('refresh_token_not_found');
     const odd = await refresh(`'; drop table users; --${'\\'.repeat(20)}`);
     expect(odd.status).toBe(400);
+    // Well formed, naming a session that does not exist (or no longer does): unknown too.
+    const orphan = await refresh(newRefreshToken(randomUUID()));
+    expect(orphan.status).toBe(400);
+    expect(orphan.body.error_code ?? orphan.body.code).toBe('refresh_token_not_found');
   });
 });
 

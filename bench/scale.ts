@@ -24,7 +24,8 @@
  * benchmark's backlog policy), --prewarm (PostgreSQL: read every table and index into shared_buffers, then CHECKPOINT, before
  * measuring), --warmup s (2: load before each measured phase; a longer one lets the pages a phase
  * writes be dirtied once since the checkpoint, as on a server in its steady state, so the measured
- * window is not all first-touch full-page images).
+ * window is not all first-touch full-page images), --size-only (load, sweep and size only, with each
+ * table's heap and every index apart: where the bytes per account go; no throughput phases).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -59,6 +60,7 @@ const { values: args } = parseArgs({
     'no-small': { type: 'boolean', default: false },
     prewarm: { type: 'boolean', default: false },
     'service-sweep': { type: 'boolean', default: false },
+    'size-only': { type: 'boolean', default: false },
   },
 });
 const root = new URL('..', import.meta.url).pathname;
@@ -138,6 +140,19 @@ async function sizes(database: Database): Promise<Record<string, { rows: number;
     };
   }
   return out;
+}
+/** Each relation of the growing tables apart (heap with TOAST, every index), largest first. */
+async function breakdown(database: Database): Promise<{ name: string; bytes: number }[]> {
+  const rows = await queryRows<{ name: string; bytes: string }>(
+    database.db,
+    sql.raw(`select c.relname as name, pg_table_size(c.oid) as bytes from pg_class c
+      where c.oid in (${TABLES.map((t) => `'${t}'::regclass`).join(', ')})
+      union all
+      select i.indexrelid::regclass::text, pg_relation_size(i.indexrelid) from pg_index i
+      where i.indrelid in (${TABLES.map((t) => `'${t}'::regclass`).join(', ')})
+      order by 2 desc`),
+  );
+  return rows.map((r) => ({ name: r.name, bytes: Number(r.bytes) }));
 }
 const total = (s: Record<string, { bytes: number }>) => Object.values(s).reduce((a, b) => a + b.bytes, 0);
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -422,6 +437,22 @@ const t = targets();
 log('hashing the shared password (argon2id, the service parameters)');
 const hash = await hashPassword(PASSWORD);
 const big = await prepare(t.big, USERS, hash);
+if (args['size-only']) {
+  const database = await open(t.big);
+  try {
+    const parts = await breakdown(database);
+    const all = parts.reduce((a, p) => a + p.bytes, 0);
+    console.log(`\n${t.big.kind}, ${USERS.toLocaleString('en')} accounts, after the sweep and VACUUM FULL:`);
+    console.log('| relation | MiB | bytes per account |');
+    for (const p of parts.filter((x) => x.bytes > 0))
+      console.log(`| ${p.name} | ${(p.bytes / 1048576).toFixed(1)} | ${Math.round(p.bytes / USERS)} |`);
+    console.log(`| all | ${(all / 1048576).toFixed(1)} | ${Math.round(all / USERS)} |`);
+  } finally {
+    await raws.get(database)?.end?.();
+    await database.close();
+  }
+  process.exit(0);
+}
 log(
   `measuring at ${USERS.toLocaleString('en')} accounts (${DURATION} s per phase, ${CONNECTIONS} connections)`,
 );

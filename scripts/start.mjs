@@ -3,7 +3,8 @@
 // - Node older than 22.22: re-runs itself through scripts/ensure-node.sh, which fetches Node 24 from the
 //   npm registry (the machines ship Node 20; the service runs TypeScript through Node's type stripping).
 // - The site is built when its output is missing or older than its sources (only for the default
-//   SITE_DIR: a SITE_DIR set elsewhere is the operator's own build).
+//   SITE_DIR: a SITE_DIR set elsewhere is the operator's own build); the service's bundle
+//   (apps/auth/dist) when missing or built from other sources (SERVICE_BUNDLE set: left alone).
 // - Memory: package.json runs it as the systemd unit and the Docker image run the service, with
 //   MALLOC_ARENA_MAX=2 (unless set) and `node --max-semi-space-size=4` (README, "Footprint": V8's
 //   default young generation grows the resident memory under load by tens of MiB for nothing).
@@ -102,5 +103,16 @@ if (reason) {
   console.error(`start: site built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+// The service's bundle (apps/auth/src/boot/service-bundle.ts): rebuilt when missing or built from
+// other sources, in about a second. If it cannot be built, main.ts runs the sources (slower start).
+const { chooseEntry } = await import(pathToFileURL(join(root, 'apps/auth/src/boot/service-bundle.ts')).href);
+let entry = chooseEntry();
+if (entry.kind === 'source' && entry.reason !== 'off' && !process.env.SERVICE_BUNDLE) {
+  const status = await run(process.execPath, [join(root, 'apps/auth/scripts/build-service.ts')]);
+  if (status >= 128) process.exit(status);
+  if (status !== 0) console.error('start: the service bundle could not be built; running the sources.');
+  entry = chooseEntry();
+}
+
 const { main } = await import(pathToFileURL(join(root, 'apps/auth/src/main.ts')).href);
-await main();
+await main(undefined, entry);

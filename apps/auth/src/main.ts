@@ -1,9 +1,16 @@
 // The process entry: `node apps/auth/src/main.ts` (production, systemd, Docker), or `npm start`
-// (scripts/start.mjs imports this file and calls main()). The service itself is run-service.ts,
-// imported dynamically so that boot/preload.ts (the resolve shortcut and the compile cache) is in
-// force before the service's module graph is resolved.
+// (scripts/start.mjs imports this file and calls main(), with the bundle it just checked). The
+// service itself is run-service.ts, imported dynamically so that boot/preload.ts (the resolve
+// shortcut and the compile cache) is in force before the service's module graph is resolved: from
+// the built bundle (apps/auth/dist) when it was built from exactly these sources, else from the
+// sources (boot/service-bundle.ts).
 import './boot/preload.ts';
+import { chooseEntry, type EntryChoice } from './boot/service-bundle.ts';
 
-export const { main } = await import('./run-service.ts');
+export async function main(argv?: string[], entry: EntryChoice = chooseEntry()): Promise<void> {
+  const service: typeof import('./run-service.ts') =
+    entry.kind === 'bundle' ? await import(entry.url) : await import('./run-service.ts');
+  await service.main(argv, entry);
+}
 
 if (import.meta.main) await main();

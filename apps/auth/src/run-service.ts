@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
 import { createHttpApp } from './app.ts';
 import { releaseStartupHeap } from './boot/release-startup-heap.ts';
+import type { EntryChoice } from './boot/service-bundle.ts';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import type { Deps } from './core/deps.ts';
 import { hookSmsSender, sendEmailThroughHook } from './core/hooks/send-hooks.ts';
@@ -264,7 +265,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 }
 
 /** The process: `node apps/auth/src/main.ts`, or `npm start` (scripts/start.mjs calls it through main.ts). */
-export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2), entry?: EntryChoice): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE);
     return;
@@ -282,6 +283,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
   const logger = createLogger(config.LOG_LEVEL);
   for (const warning of config.warnings) logger.warn(warning);
+  if (entry?.kind === 'source' && entry.reason === 'stale')
+    logger.warn(
+      { bundle: entry.dir },
+      'the built service bundle does not match the sources: running the sources (a slower start); `npm run build` rebuilds it',
+    );
   let server: RunningServer;
   try {
     server = await startServer(config, { logger });
@@ -314,6 +320,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       database: config.DATABASE_URL ? 'postgres' : `pglite (${config.DATA_DIR})`,
       mail: config.SMTP_URL ? 'smtp' : `${base}${config.API_PATH}/_dev/mailbox`,
       production: config.production,
+      runs: entry ? (entry.kind === 'bundle' ? 'bundle' : `source (${entry.reason})`) : 'source',
     },
     'listening',
   );

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Production install, run in the checkout that will serve (the Dockerfile runs exactly this):
 #   1. npm ci           every dependency, the site's build tools included
-#   2. npm run build    the prerendered site into apps/web/build/client
+#   2. npm run build    the prerendered site into apps/web/build/client, the service's bundle into
+#                       apps/auth/dist (a faster start; main.ts runs the sources if it goes stale)
 #   3. npm prune        drops the build and test tools (--omit=dev)
 #   4. bin/node         a link to the Node (>= 22.22) it used, for the systemd unit's ExecStart
 # Then start with `bin/node apps/auth/src/main.ts` (deploy/systemd/namaa@.service does).
@@ -10,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 # A Node downloaded by ensure-node.sh (when the machine's is older than 22.22) lives in the app
@@ -24,7 +25,7 @@ source scripts/ensure-node.sh
 started=$(date +%s)
 echo "install: npm ci" >&2
 npm ci --no-audit --no-fund
-echo "install: building the site" >&2
+echo "install: building the site and the service bundle" >&2
 npm run build
 echo "install: removing development dependencies" >&2
 npm prune --omit=dev --no-audit --no-fund

@@ -400,8 +400,11 @@ export const auditLogEntries = pgTable(
   (t) => [
     index('audit_log_created_at_idx').on(t.createdAt),
     index('audit_log_actor_idx').on(t.actorId),
-    // The audit-log command's --action filter, newest first.
-    index('audit_log_action_idx').on(t.action, t.createdAt),
+    // The audit-log command's --action filter (an operator's command, not an endpoint). On the action
+    // alone: B-tree deduplication stores each action once per page with its rows' addresses, ~5 B per
+    // row instead of ~34 for (action, created_at) (migration 0014: 170 B less per account). The
+    // planner walks audit_log_created_at_idx for a common action and this index for a rare one.
+    index('audit_log_action_idx').on(t.action),
     // The account export's "rows about me" (account.repo.ts: actor or payload user_id).
     index('audit_log_payload_user_idx')
       .on(sql`(payload->>'user_id')`)

@@ -90,9 +90,11 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
   const users = `generate_series(${from}, ${to - 1}) as i`;
   const sessions = `generate_series(${from * spu}, ${to * spu - 1}) as j`;
   // Times: spread deterministically over the window (row number modulo a prime), never random, so
-  // two loads of one size are the same data.
+  // two loads of one size are the same data; minus one microsecond per row number, so that no two
+  // rows share a time, as no two real writes do (B-tree deduplication would otherwise shrink every
+  // time index to a fraction of its real size: it did, by ~100 B per account, before 2026-11-28).
   const ago = (days: number, expr: string, prime = 7919) =>
-    `now() - interval '${days} days' * ((${expr}) % ${prime})::float8 / ${prime}`;
+    `now() - interval '${days} days' * ((${expr}) % ${prime})::float8 / ${prime} - (${expr}) * interval '1 microsecond'`;
   // crypto/tokens.ts stores SHA-256 as unpadded base64url (43 characters).
   const b64url = (bytes: string) => `translate(rtrim(encode(${bytes}, 'base64'), '='), '+/', '-_')`;
   const dueCase = (expr: string) => `((${expr}) % 1000) < ${Math.round(due * 1000)}`;
@@ -156,6 +158,7 @@ export function scaleChunkSql(from: number, to: number, hash: string, shape: Sca
        (array['login', 'token_refreshed', 'token_refreshed', 'logout', 'user_recovery_requested'])[1 + k % 5],
        ${id('a0000000', 'i')}, '203.0.113.' || (i % 250), '{"provider": "email"}',
        now() - interval '${shape.auditDays} days' * ((i * 7 + k * 13) % 9973)::float8 / 9973
+         - (i * ${shape.auditPerUser} + k) * interval '1 microsecond'
      from ${users}, generate_series(0, ${shape.auditPerUser - 1}) as k`,
     // Rate limits: a sign-in window per user (most long past when due is high), a known network per
     // user (recent), a back-off streak for one user in twenty.

@@ -27,6 +27,7 @@ const out = args.out ?? DEFAULT_BUNDLE_DIR;
 const started = Date.now();
 const fingerprint = sourceFingerprint(BUNDLE_INPUTS);
 const staging = `${out}.building-${process.pid}`;
+const old = `${out}.old-${process.pid}`;
 const sourceDir = join(authRoot, 'src');
 
 function keepFileUrls(outdir: string): Plugin {
@@ -74,16 +75,17 @@ try {
     join(staging, FINGERPRINT_FILE),
     `${JSON.stringify({ fingerprint, builtAt: new Date().toISOString() })}\n`,
   );
-  const old = `${out}.old-${process.pid}`;
   try {
     renameSync(out, old);
   } catch {
     // no earlier bundle
   }
+  // Fails (ENOTEMPTY) only if another build swapped its bundle in meanwhile: that one then stays.
   renameSync(staging, out);
   rmSync(old, { recursive: true, force: true });
 } catch (err) {
   rmSync(staging, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
   console.error(`build-service: ${(err as Error).message}`);
   process.exit(1);
 }

@@ -27,7 +27,8 @@ Builds the site when its output is missing or stale, then serves the site and th
 (apps/auth/src/main.ts) in this process. SIGTERM or SIGINT: requests in flight get 8 s, then exit 0.
 Production entry point without the build step: node apps/auth/src/main.ts (see docs/production.md).
 Settings come from the environment and .env (README, "Configuration"). SKIP_SITE_BUILD=true skips
-the staleness check (a missing build is still built).`);
+the staleness check (a missing build is still built). The service's bundle (apps/auth/dist) is
+rebuilt when missing or stale; SERVICE_BUNDLE=off runs the sources instead.`);
   process.exit(0);
 }
 

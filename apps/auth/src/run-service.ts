@@ -265,7 +265,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 }
 
 /** The process: `node apps/auth/src/main.ts`, or `npm start` (scripts/start.mjs calls it through main.ts). */
-export async function main(argv: string[] = process.argv.slice(2), entry?: EntryChoice): Promise<void> {
+export async function main(
+  argv: string[] = process.argv.slice(2),
+  entry?: EntryChoice,
+  boot: { compileCachePrimed?: boolean } = {},
+): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE);
     return;
@@ -321,6 +325,7 @@ export async function main(argv: string[] = process.argv.slice(2), entry?: Entry
       mail: config.SMTP_URL ? 'smtp' : `${base}${config.API_PATH}/_dev/mailbox`,
       production: config.production,
       runs: entry ? (entry.kind === 'bundle' ? 'bundle' : `source (${entry.reason})`) : 'source',
+      ...(boot.compileCachePrimed ? { compileCachePrimed: true } : {}),
     },
     'listening',
   );

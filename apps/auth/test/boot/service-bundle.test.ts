@@ -1,9 +1,10 @@
 // The service's built bundle (src/boot/service-bundle.ts, scripts/build-service.ts): main.ts runs it
 // only when it was built from exactly the sources present, and the bundle is the same service: a
 // real build started through the real entry point serves, creates its database, renders mail and
-// signs in; a bundle built from other sources is never run.
+// signs up; its first start fills the compile cache in a child (boot/prime-compile-cache.ts), a
+// restart does not; a bundle built from other sources is never run.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -121,7 +122,10 @@ describe('the built bundle, through the real entry point', () => {
   // (PGlite, argon2, pino) in the checkout's node_modules. (Ignored by git: /apps/auth/dist.*/.)
   const bundle = join(repoRoot, `apps/auth/dist.test-${process.pid}`);
   const data = tempDir('namaa-bundle-data-');
-  dirs.push(data, { remove: () => rmSync(bundle, { recursive: true, force: true }) });
+  const cache = tempDir('namaa-bundle-cache-');
+  dirs.push(data, cache, { remove: () => rmSync(bundle, { recursive: true, force: true }) });
+  const primeMarkers = () =>
+    readdirSync(cache.path, { recursive: true }).filter((f) => String(f).includes('namaa-primed-'));
 
   function listeningLine(output: string): Record<string, unknown> {
     const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
@@ -141,6 +145,7 @@ describe('the built bundle, through the real entry point', () => {
         // Not the committed designs' lifetime: the designs are rendered at start-up (React Email,
         // imported on first use from its own chunk).
         MAILER_OTP_EXP: '1800',
+        NODE_COMPILE_CACHE: cache.path, // empty: the first start primes it (boot/prime-compile-cache.ts)
       }),
     );
     await waitHealthy(proc, port, 90_000);
@@ -167,7 +172,8 @@ describe('the built bundle, through the real entry point', () => {
     const password = 'correct horse battery staple 7';
     let proc = await start(port);
     try {
-      expect(listeningLine(proc.stdout()).runs).toBe('bundle');
+      expect(listeningLine(proc.stdout())).toMatchObject({ runs: 'bundle', compileCachePrimed: true });
+      expect(primeMarkers()).toHaveLength(1);
       const signup = await fetch(`${api}/signup`, {
         method: 'POST',
         headers,
@@ -180,6 +186,14 @@ describe('the built bundle, through the real entry point', () => {
       }>;
       expect(box).toHaveLength(1);
       expect(box[0]?.text).toMatch(/30 minutes/);
+      proc.child.kill('SIGTERM');
+      expect((await proc.exited).code).toBe(0);
+
+      // A restart finds the cache primed for this bundle: no child this time.
+      proc = await start(port);
+      expect(listeningLine(proc.stdout()).runs).toBe('bundle');
+      expect(listeningLine(proc.stdout())).not.toHaveProperty('compileCachePrimed');
+      expect(primeMarkers()).toHaveLength(1);
       proc.child.kill('SIGTERM');
       expect((await proc.exited).code).toBe(0);
 

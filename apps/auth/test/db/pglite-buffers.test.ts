@@ -15,7 +15,8 @@ const sharedBuffers = async (database: Database) =>
   (await queryRows<{ shared_buffers: string }>(database.db, sql`show shared_buffers`))[0]?.shared_buffers;
 
 describe.skipIf(process.env.DATABASE_URL)('PGlite shared_buffers', () => {
-  it('is 16MB by default, on disk (durable) and in memory', async () => {
+  // Creating a database (initdb, then the migrations) twice: half a minute on a loaded CI machine.
+  it('is 16MB by default, on disk (durable) and in memory', { timeout: 120_000 }, async () => {
     const options = databaseOptions(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir }));
     expect(options.sharedBuffers).toBe('16MB');
     for (const opened of [await openDatabase(options), await openDatabase({ dataDir: 'memory://' })]) {
@@ -27,7 +28,7 @@ describe.skipIf(process.env.DATABASE_URL)('PGlite shared_buffers', () => {
     }
   });
 
-  it('takes PGLITE_SHARED_BUFFERS, also without fsync', async () => {
+  it('takes PGLITE_SHARED_BUFFERS, also without fsync', { timeout: 120_000 }, async () => {
     const config = loadConfig({
       NODE_ENV: 'test',
       DATA_DIR: dataDir,

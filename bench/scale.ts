@@ -143,13 +143,12 @@ async function sizes(database: Database): Promise<Record<string, { rows: number;
 }
 /** Each relation of the growing tables apart (heap with TOAST, every index), largest first. */
 async function breakdown(database: Database): Promise<{ name: string; bytes: number }[]> {
+  const tables = TABLES.map((t) => `'${t}'::regclass`).join(', ');
   const rows = await queryRows<{ name: string; bytes: string }>(
     database.db,
-    sql.raw(`select c.relname as name, pg_table_size(c.oid) as bytes from pg_class c
-      where c.oid in (${TABLES.map((t) => `'${t}'::regclass`).join(', ')})
+    sql.raw(`select c.relname as name, pg_table_size(c.oid) as bytes from pg_class c where c.oid in (${tables})
       union all
-      select i.indexrelid::regclass::text, pg_relation_size(i.indexrelid) from pg_index i
-      where i.indrelid in (${TABLES.map((t) => `'${t}'::regclass`).join(', ')})
+      select i.indexrelid::regclass::text, pg_relation_size(i.indexrelid) from pg_index i where i.indrelid in (${tables})
       order by 2 desc`),
   );
   return rows.map((r) => ({ name: r.name, bytes: Number(r.bytes) }));

@@ -287,9 +287,9 @@ export async function main(
   }
   const logger = createLogger(config.LOG_LEVEL);
   for (const warning of config.warnings) logger.warn(warning);
-  if (entry?.kind === 'source' && entry.reason === 'stale')
+  if (entry?.kind === 'source' && (entry.reason === 'stale' || entry.reason === 'unreadable'))
     logger.warn(
-      { bundle: entry.dir },
+      { bundle: entry.dir, reason: entry.reason },
       'the built service bundle does not match the sources: running the sources (a slower start); `npm run build` rebuilds it',
     );
   let server: RunningServer;

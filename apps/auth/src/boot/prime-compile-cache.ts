@@ -8,18 +8,19 @@
 // the compiling happens in a child that exits, at ~0.4 s more on that one start; every start after
 // it, and the server of this one, load from the cache.
 //
-// The child is `node <the same flags> main.ts --prime-compile-cache`: it imports the bundle, writes
-// the cache and exits, without reading settings or opening anything. A marker file in the cache
+// The child is `node <the same flags> main.ts --prime-compile-cache`: it imports the bundle (which
+// runs only the modules' top-level code: no settings read, nothing opened), writes the cache and
+// exits. A marker file in the cache
 // directory, named after the bundle's fingerprint, the Node version and the flags (V8's cached code
 // depends on all three), says it was done. Nothing happens when the compile cache is off
 // (NODE_DISABLE_COMPILE_CACHE=1) or the sources run; any failure only costs the memory above.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { flushCompileCache, getCompileCacheDir } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type EntryChoice, FINGERPRINT_FILE } from './service-bundle.ts';
+import type { EntryChoice } from './service-bundle.ts';
 
 export const PRIME_FLAG = '--prime-compile-cache';
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -28,14 +29,8 @@ const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 export function primeMarker(entry: EntryChoice): string | undefined {
   const dir = getCompileCacheDir?.();
   if (!dir || entry.kind !== 'bundle') return undefined;
-  let fingerprint: string;
-  try {
-    fingerprint = readFileSync(join(entry.dir, FINGERPRINT_FILE), 'utf8');
-  } catch {
-    return undefined;
-  }
   const key = createHash('sha256')
-    .update(`${fingerprint}\0${process.version}\0${process.execArgv.join(' ')}`)
+    .update(`${entry.fingerprint}\0${process.version}\0${process.execArgv.join(' ')}`)
     .digest('hex')
     .slice(0, 32);
   return join(dir, `namaa-primed-${key}`);
@@ -59,7 +54,7 @@ export function primeCompileCache(entry: EntryChoice): boolean {
   return true;
 }
 
-/** The child's part: compile the bundle (importing it runs no service code) and write the cache. */
+/** The child's part: compile the bundle by importing it, and write the cache. */
 export async function primeInThisProcess(entry: EntryChoice): Promise<void> {
   if (entry.kind === 'bundle') await import(entry.url);
   flushCompileCache?.();

@@ -5,8 +5,9 @@
 //
 // main.ts runs the bundle only when it was built from exactly these sources: the build writes a
 // fingerprint of every source file (path and contents), of the dependency set (package-lock.json,
-// which `npm ci` installs exactly and `npm prune` leaves alone) and of the build script; at start the fingerprint is computed
-// again (~15 ms) and anything else runs the sources. So a `git pull`, an edit or an `npm ci`
+// which `npm ci` installs exactly and `npm prune` leaves alone) and of the build script; at start the
+// fingerprint is computed again (~20 ms) and anything else runs the sources. Paths enter it relative
+// to the checkout, so a moved checkout keeps its bundle (whose own paths are relative too). So a `git pull`, an edit or an `npm ci`
 // without a rebuild never runs stale code: it only starts more slowly, and says so.
 // SERVICE_BUNDLE=off always runs the sources; SERVICE_BUNDLE=<dir> takes the bundle from <dir>, which
 // must be inside the checkout (the bundle finds PGlite, argon2 and pino in its node_modules).
@@ -40,15 +41,18 @@ export function sourceFingerprint(inputs: BundleInputs = BUNDLE_INPUTS): string 
     hash.update(readFileSync(file));
     hash.update('\0');
   }
-  for (const file of [inputs.lockFile, inputs.buildScript]) {
-    hash.update(`${file}\0`);
+  for (const [name, file] of [
+    ['lock file', inputs.lockFile],
+    ['build script', inputs.buildScript],
+  ] as const) {
+    hash.update(`${name}\0`);
     hash.update(existsSync(file) ? readFileSync(file) : 'missing');
   }
   return hash.digest('hex');
 }
 
 export type EntryChoice =
-  | { kind: 'bundle'; url: string; dir: string }
+  | { kind: 'bundle'; url: string; dir: string; fingerprint: string }
   | { kind: 'source'; reason: 'off' | 'missing' | 'stale' | 'unreadable'; dir: string };
 
 /** Which code main.ts runs: the bundle when it matches the sources, else the sources (and why). */
@@ -62,11 +66,13 @@ export function chooseEntry(
   const entry = join(dir, BUNDLE_ENTRY);
   const stamp = join(dir, FINGERPRINT_FILE);
   if (!existsSync(entry) || !existsSync(stamp)) return { kind: 'source', reason: 'missing', dir };
+  let built: unknown;
   try {
-    const built = (JSON.parse(readFileSync(stamp, 'utf8')) as { fingerprint?: unknown }).fingerprint;
-    if (built !== sourceFingerprint(inputs)) return { kind: 'source', reason: 'stale', dir };
+    built = (JSON.parse(readFileSync(stamp, 'utf8')) as { fingerprint?: unknown }).fingerprint;
   } catch {
     return { kind: 'source', reason: 'unreadable', dir };
   }
-  return { kind: 'bundle', url: pathToFileURL(entry).href, dir };
+  const fingerprint = sourceFingerprint(inputs);
+  if (built !== fingerprint) return { kind: 'source', reason: 'stale', dir };
+  return { kind: 'bundle', url: pathToFileURL(entry).href, dir, fingerprint };
 }

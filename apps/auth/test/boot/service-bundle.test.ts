@@ -78,6 +78,11 @@ describe('the fingerprint of the sources', () => {
     writeFileSync(inputs.buildScript, '// build\n');
     expect(sourceFingerprint(inputs)).toBe(first);
   });
+
+  it('is the same for the same tree elsewhere (a moved checkout keeps its bundle)', () => {
+    // fakeInputs writes the same files into a new temporary directory each time.
+    expect(sourceFingerprint(fakeInputs())).toBe(sourceFingerprint(fakeInputs()));
+  });
 });
 
 describe('which code main.ts runs', () => {
@@ -93,7 +98,7 @@ describe('which code main.ts runs', () => {
     const inputs = fakeInputs();
     const fresh = fakeBundle(JSON.stringify({ fingerprint: sourceFingerprint(inputs) }));
     const choice = chooseEntry({ SERVICE_BUNDLE: fresh }, inputs);
-    expect(choice).toMatchObject({ kind: 'bundle', dir: fresh });
+    expect(choice).toMatchObject({ kind: 'bundle', dir: fresh, fingerprint: sourceFingerprint(inputs) });
     expect(choice.kind === 'bundle' && choice.url.endsWith(`/${BUNDLE_ENTRY}`)).toBe(true);
 
     expect(chooseEntry({ SERVICE_BUNDLE: 'off' }, inputs)).toMatchObject({ kind: 'source', reason: 'off' });

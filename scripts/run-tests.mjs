@@ -36,6 +36,42 @@ const child = spawn(
   { cwd: root, stdio: 'inherit', env: process.env },
 );
 
+/**
+ * Where the run's minutes went: each project's files, their summed time and the span from its first
+ * file's start to its last file's end, then the slowest files. CI has a budget (45 min on a 2-core
+ * machine); this is what to read when a run nears it.
+ */
+function printTimings(files) {
+  const projectOf = (name) => {
+    const rel = name.startsWith(root) ? name.slice(root.length) : name;
+    if (rel.startsWith('e2e/')) return 'e2e';
+    if (rel.startsWith('deploy/')) return 'deploy';
+    if (rel.startsWith('apps/web/')) return 'web';
+    if (rel.startsWith('apps/auth/test/faults/')) return 'faults';
+    return 'auth';
+  };
+  const rows = files
+    .filter((f) => Number.isFinite(f.startTime) && Number.isFinite(f.endTime))
+    .map((f) => ({
+      name: f.name.startsWith(root) ? f.name.slice(root.length) : f.name,
+      project: projectOf(f.name),
+      start: f.startTime,
+      end: f.endTime,
+    }));
+  if (rows.length === 0) return;
+  const seconds = (ms) => `${Math.round(ms / 1000)} s`;
+  console.log('\nTimings (per project: files, summed file time, first start to last end):');
+  for (const project of [...new Set(rows.map((r) => r.project))].sort()) {
+    const mine = rows.filter((r) => r.project === project);
+    const sum = mine.reduce((t, r) => t + (r.end - r.start), 0);
+    const span = Math.max(...mine.map((r) => r.end)) - Math.min(...mine.map((r) => r.start));
+    console.log(`  ${project}: ${mine.length} files, ${seconds(sum)} summed, ${seconds(span)} span`);
+  }
+  console.log('Slowest files:');
+  for (const r of [...rows].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 12))
+    console.log(`  ${seconds(r.end - r.start).padStart(6)}  ${r.name}`);
+}
+
 child.on('exit', (code, signal) => {
   let passed = 0;
   let failed = 0;
@@ -49,6 +85,7 @@ child.on('exit', (code, signal) => {
     failed += result.testResults.filter(
       (s) => s.status === 'failed' && s.assertionResults.length === 0,
     ).length;
+    printTimings(result.testResults);
     rmSync(report, { force: true });
   } catch {
     failed = Math.max(failed, 1);

@@ -28,6 +28,8 @@ export type Database = {
   ping(): Promise<void>;
   /** The PostgreSQL pool's connections (for /metrics); undefined on PGlite (one in-process connection). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | undefined;
+  /** memory:// only: the data directory as a tarball, checkpointed first (a copy to open others from). */
+  snapshot?(): Promise<Blob>;
   close(): Promise<void>;
 };
 
@@ -44,6 +46,8 @@ export type OpenDatabaseOptions = {
   namespace?: string | undefined;
   /** Create a new PGlite directory in this process (only the child of pglite-create.ts does). */
   createInProcess?: boolean;
+  /** memory:// only: start from this snapshot() of another database instead of a new cluster. */
+  fromSnapshot?: Blob;
 };
 
 /** The database the configuration names (the service and its CLI commands open the same one alike). */
@@ -131,7 +135,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         sharedBuffers,
       });
     client = inMemory
-      ? await PGlite.create({ dataDir: options.dataDir, startParams })
+      ? await PGlite.create({ dataDir: options.dataDir, startParams, loadDataDir: options.fromSnapshot })
       : options.fsync === false
         ? await PGlite.create({ dataDir: dir, startParams })
         : await openDurablePglite(dir, extraParams);
@@ -152,6 +156,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await pglite.query('select 1');
     },
     poolStats: () => undefined,
+    ...(inMemory
+      ? {
+          async snapshot() {
+            await pglite.exec('checkpoint');
+            return pglite.dumpDataDir('none');
+          },
+        }
+      : {}),
     async close() {
       if (!pglite.closed) await pglite.close();
       unlock();

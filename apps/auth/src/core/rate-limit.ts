@@ -103,7 +103,7 @@ export function enforceOtpIpLimit(deps: Deps, ip: string): Promise<void> {
  */
 export function codeAttemptLimit(deps: Deps, email: string): Limit {
   return {
-    key: `verify:code:${email}`,
+    key: codeAttemptKey(email),
     limit: deps.config.rateLimits.verifyCodesPerAddress,
     windowSec: 3600,
   };
@@ -128,8 +128,8 @@ export function emailQuotaLimits(deps: Deps, email: string): { recipient: Limit[
   const code = 'over_email_send_rate_limit' as const;
   return {
     recipient: [
-      { key: `email:floor:${email}`, limit: rl.emailFloor > 0 ? 1 : 0, windowSec: rl.emailFloor || 1, code },
-      { key: `email:${email}`, limit: rl.emailPerAddress, code },
+      { key: emailFloorKey(email), limit: rl.emailFloor > 0 ? 1 : 0, windowSec: rl.emailFloor || 1, code },
+      { key: emailWindowKey(email), limit: rl.emailPerAddress, code },
     ],
     global: { key: 'email:global', limit: rl.emailSentPerHour, windowSec: 3600, code },
   };
@@ -154,14 +154,50 @@ export function smsQuota(deps: Deps): Promise<void> {
   );
 }
 
-/** The back-off key of a sign-in: the account together with the caller's network. */
+// The keys that name a person: an address (lower-cased, as stored) or a phone number (E.164, as
+// stored). rateLimitKeysNaming lists them all, so an erasure deletes every one (docs/pdpl.md).
+const signinAccountKey = (email: string) => `signin:acct:${email}`;
+const emailWindowKey = (email: string) => `email:${email}`;
+const emailFloorKey = (email: string) => `email:floor:${email}`;
+const codeAttemptKey = (address: string) => `verify:code:${address}`;
+/** One number's resend floor (features/otp/phone.ts). */
+export const smsFloorKey = (phone: string) => `sms:floor:${phone}`;
+
+/**
+ * The back-off key of a sign-in: the account together with the caller's network. The address
+ * comes before the network (as in knownNetworkKey), so every row of one address starts alike and an
+ * erasure finds them by a prefix range of the primary key (migration 0015 keeps `key` in byte order).
+ */
 export function signinBackoffKey(email: string, ip: string): string {
-  return `backoff:signin:${ipBucket(ip)}:${email}`;
+  return `backoff:signin:${email}:${ipBucket(ip)}`;
 }
 
 /** Marks a network the account has signed in from (see SIGNIN_GATE_SQL): exempt from the account window. */
 export function knownNetworkKey(email: string, ip: string): string {
-  return `known:signin:${ipBucket(ip)}:${email}`;
+  return `known:signin:${email}:${ipBucket(ip)}`;
+}
+
+/**
+ * Every rate-limit row that names these addresses and numbers: exact keys, and the prefixes of the
+ * per-network ones (an address never holds `:`, so `known:signin:a@x.y:` is no other address's).
+ */
+export function rateLimitKeysNaming(who: { emails: string[]; phones: string[] }): {
+  exact: string[];
+  prefixes: string[];
+} {
+  return {
+    exact: [
+      ...who.emails.flatMap((e) => [
+        signinAccountKey(e),
+        emailWindowKey(e),
+        emailFloorKey(e),
+        codeAttemptKey(e),
+      ]),
+      // A number's codes are counted as `phone:<number>` (features/otp/phone.ts, reauthenticate.ts).
+      ...who.phones.flatMap((p) => [smsFloorKey(p), codeAttemptKey(`phone:${p}`)]),
+    ],
+    prefixes: who.emails.flatMap((e) => [`backoff:signin:${e}:`, `known:signin:${e}:`]),
+  };
 }
 
 /**
@@ -188,7 +224,7 @@ export async function enforceSigninLimits(
   const now = deps.clock();
   const ipLimit = perIpLimit(deps, 'signin', ip);
   const ipKey = ipLimit.limit > 0 ? ipLimit.key : null;
-  const accountKey = rl.signinPerAccount > 0 ? `signin:acct:${email}` : null;
+  const accountKey = rl.signinPerAccount > 0 ? signinAccountKey(email) : null;
   const knownKey = accountKey ? knownNetworkKey(email, ip) : null;
   const backoffKey = opts.reserve && rl.signinBackoffAfter > 0 ? signinBackoffKey(email, ip) : null;
   const { start, retryAfter } = windowOf(now.getTime(), rl.window);

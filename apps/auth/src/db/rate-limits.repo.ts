@@ -184,3 +184,37 @@ export async function backoffWait(db: Db, key: string, now: Date, freeAttempts: 
 export async function clearBackoff(db: DbOrTx, key: string): Promise<void> {
   await db.execute(sql`delete from rate_limit_counters where key = ${key}`);
 }
+
+/** The first string after every string that starts with `prefix`, in byte order ("a:" → "a;"). */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+/**
+ * Deletes the counters with one of `exact` keys or a key starting with one of `prefixes` (an
+ * erasure: core/rate-limit.ts rateLimitKeysNaming). Each prefix is a range of the primary key, read
+ * through its index because `key` sorts in byte order (collation "C", migration 0015).
+ */
+export async function deleteCounters(
+  db: DbOrTx,
+  keys: { exact: string[]; prefixes: string[] },
+): Promise<number> {
+  const conditions = [
+    ...(keys.exact.length > 0
+      ? [
+          sql`key in (${sql.join(
+            keys.exact.map((k) => sql`${k}`),
+            sql`, `,
+          )})`,
+        ]
+      : []),
+    ...keys.prefixes.filter((p) => p.length > 0).map((p) => sql`(key >= ${p} and key < ${prefixEnd(p)})`),
+  ];
+  if (conditions.length === 0) return 0;
+  const rows = await queryRows<{ n: number | string }>(
+    db,
+    sql`with d as (delete from rate_limit_counters where ${sql.join(conditions, sql` or `)} returning 1)
+      select count(*) as n from d`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}

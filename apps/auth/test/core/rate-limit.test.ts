@@ -6,8 +6,17 @@ import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.ts';
+import type { Deps } from '../../src/core/deps.ts';
 import { clientIp } from '../../src/core/http/context.ts';
-import { ipBucket } from '../../src/core/rate-limit.ts';
+import {
+  codeAttemptLimit,
+  emailQuotaLimits,
+  ipBucket,
+  knownNetworkKey,
+  rateLimitKeysNaming,
+  signinBackoffKey,
+  smsFloorKey,
+} from '../../src/core/rate-limit.ts';
 import { runSweep, sweepTasks } from '../../src/core/sweep.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
@@ -560,5 +569,33 @@ describe('refresh', () => {
       ),
     );
     expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+});
+
+describe('the keys that name a person (what an erasure deletes)', () => {
+  it('lists every key the limits build from an address or a number, and a prefix reaches no other address', () => {
+    const deps = { config: loadConfig({ NODE_ENV: 'test' }) } as unknown as Deps;
+    const email = 'ann@example.com';
+    const phone = '966501234567';
+    const naming = rateLimitKeysNaming({ emails: [email], phones: [phone] });
+    const named = (key: string) =>
+      naming.exact.includes(key) || naming.prefixes.some((p) => key.startsWith(p));
+    const built = [
+      signinBackoffKey(email, '203.0.113.7'),
+      knownNetworkKey(email, '2001:db8::1'),
+      codeAttemptLimit(deps, email).key,
+      codeAttemptLimit(deps, `phone:${phone}`).key,
+      smsFloorKey(phone),
+      ...emailQuotaLimits(deps, email).recipient.map((l) => l.key),
+    ];
+    for (const key of built) expect(named(key), key).toBe(true);
+    // Another address that starts with this one, and the address-free keys, are not named.
+    for (const key of [
+      signinBackoffKey(`${email}x`, '203.0.113.7'),
+      knownNetworkKey(`${email}.sa`, '203.0.113.7'),
+      emailQuotaLimits(deps, email).global.key,
+      codeAttemptLimit(deps, `phone:${phone}9`).key,
+    ])
+      expect(named(key), key).toBe(false);
   });
 });

@@ -67,3 +67,42 @@ describe('0002 secure email change', () => {
     // Two migration runs on a fresh PGlite: seconds on an idle machine, over 30 s on a loaded one.
   }, 120_000);
 });
+
+describe('0015 rate-limit keys in byte order, the address before the network', () => {
+  it('rewrites known networks and back-offs to the new order, keeps every other row, and sorts keys bytewise (collation C)', async () => {
+    const db = await open();
+    const before = migrationsUpTo(15);
+    folders.push(before);
+    await migrate(db, before);
+    await db.db.execute(sql`insert into rate_limit_counters (key, window_start, count, last_hit_at) values
+      ('known:signin:203.0.113.7:ann@example.com', timestamptz 'epoch', 1, now()),
+      ('known:signin:2001:db8:0:1::/64:ann@example.com', timestamptz 'epoch', 1, now()),
+      ('backoff:signin:198.51.100.2:bob@example.com', timestamptz 'epoch', 4, now()),
+      ('backoff:mfa:4b1c2d3e-0000-4000-8000-000000000000', timestamptz 'epoch', 2, now()),
+      ('signin:acct:ann@example.com', now(), 3, null),
+      ('signin:ip:203.0.113.7', now(), 5, null)`);
+
+    await migrate(db);
+
+    const keys = (
+      await queryRows<{ key: string; count: number }>(db.db, sql`select key, count from rate_limit_counters`)
+    ).map((r) => `${r.key} ${Number(r.count)}`);
+    expect(keys.sort()).toEqual(
+      [
+        'known:signin:ann@example.com:203.0.113.7 1',
+        'known:signin:ann@example.com:2001:db8:0:1::/64 1',
+        'backoff:signin:bob@example.com:198.51.100.2 4',
+        'backoff:mfa:4b1c2d3e-0000-4000-8000-000000000000 2',
+        'signin:acct:ann@example.com 3',
+        'signin:ip:203.0.113.7 5',
+      ].sort(),
+    );
+    // Byte order whatever the database's locale: an erasure's prefix ranges read the primary key.
+    const [column] = await queryRows<{ collation: string }>(
+      db.db,
+      sql`select collation_name as collation from information_schema.columns
+        where table_schema = ${db.namespace} and table_name = 'rate_limit_counters' and column_name = 'key'`,
+    );
+    expect(column?.collation).toBe('C');
+  }, 120_000);
+});

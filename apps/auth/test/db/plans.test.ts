@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { rateLimitKeysNaming } from '../../src/core/rate-limit.ts';
 import { sweepTasks } from '../../src/core/sweep.ts';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import * as account from '../../src/db/account.repo.ts';
@@ -204,6 +205,9 @@ describe(`query plans at ${loaded ? 'the loaded database' : `${USERS.toLocaleStr
     await run('account sessions', (db) => account.listUserSessions(db, u(25)));
     await run('account export: audit rows about me', (db) => account.listUserAuditEvents(db, u(25), 1000));
     await run('erase account', (db) => account.eraseAccount(db, u(26)));
+    await run('erase account: the rate-limit rows naming it', (db) =>
+      limits.deleteCounters(db, rateLimitKeysNaming({ emails: [email(26)], phones: ['966500000026'] })),
+    );
     // Passkeys (issue #17).
     const none = '00000000-0000-0000-0000-000000000003';
     await run('list passkeys', (db) => passkeys.listPasskeys(db, u(27)));

@@ -4,11 +4,13 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import type { User } from '../../core/http/response-schemas.ts';
 import { queueSecurityNotice } from '../../core/mail/notices.ts';
-import { enforceOtpIpLimit } from '../../core/rate-limit.ts';
+import { enforceOtpIpLimit, rateLimitKeysNaming } from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { eraseAccount, listUserAuditEvents, listUserSessions } from '../../db/account.repo.ts';
 import { audit } from '../../db/audit.repo.ts';
+import type { DbOrTx } from '../../db/client.ts';
 import { listPasskeys } from '../../db/passkeys.repo.ts';
+import { deleteCounters } from '../../db/rate-limits.repo.ts';
 import type { SessionRow } from '../../db/sessions.repo.ts';
 import { loadUserRelations, lockUserById, type UserRow } from '../../db/users.repo.ts';
 import { AuthError } from '../../errors.ts';
@@ -108,6 +110,25 @@ export async function exportAccount(
 }
 
 /**
+ * The erasure of both paths below: the user and everything hanging off it (db/account.repo.ts), and
+ * the rate-limit rows that name its addresses and numbers, pending changes included (a known
+ * network, a back-off streak, mail and code windows), which would otherwise outlive the account by
+ * up to 32 days.
+ */
+async function eraseWithCounters(tx: DbOrTx, user: UserRow): Promise<boolean> {
+  if (!(await eraseAccount(tx, user.id))) return false;
+  const present = (values: Array<string | null | undefined>) => values.filter((v): v is string => !!v);
+  await deleteCounters(
+    tx,
+    rateLimitKeysNaming({
+      emails: present([user.email, user.emailChange]),
+      phones: present([user.phone, user.phoneChange]),
+    }),
+  );
+  return true;
+}
+
+/**
  * DELETE /account: the owner deletes the account. It takes the reauthentication nonce (GET
  * /reauthenticate: mailed, or texted to a phone-only account) whatever the session's age, and an
  * aal2 session when a verified factor exists.
@@ -133,7 +154,7 @@ export async function deleteAccount(
     const locked = await lockUserById(tx, user.id);
     if (!locked) throw new AuthError('user_not_found');
     await consumeNonce(deps, tx, locked, nonce ?? '');
-    if (!(await eraseAccount(tx, user.id))) throw new AuthError('user_not_found');
+    if (!(await eraseWithCounters(tx, locked))) throw new AuthError('user_not_found');
     // No IP: the row outlives the account and must not identify its owner.
     await audit(tx, 'user_deleted', user.id, null, { by: 'self' });
     // Not tied to the (deleted) user id: nothing else refers to this row, it is sent and swept. A
@@ -152,7 +173,7 @@ export async function eraseAccountFor(deps: Deps, userId: string, by: string): P
   await deps.db.transaction(async (tx) => {
     const locked = await lockUserById(tx, userId);
     if (!locked) throw new AuthError('user_not_found');
-    if (!(await eraseAccount(tx, userId))) throw new AuthError('user_not_found');
+    if (!(await eraseWithCounters(tx, locked))) throw new AuthError('user_not_found');
     await audit(tx, 'user_deleted', userId, null, { by });
     await queueSecurityNotice(deps, tx, locked, 'account_deleted', { accountGone: true });
   });

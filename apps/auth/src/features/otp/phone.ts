@@ -12,7 +12,13 @@ import { issueSession, startSession } from '../../core/issue-session.ts';
 import { mailLocaleFor } from '../../core/mail/locale.ts';
 import { newUserAudRole } from '../../core/new-user.ts';
 import { parsePhone } from '../../core/phone.ts';
-import { codeAttemptLimit, enforceRateLimits, perIpLimit, smsQuota } from '../../core/rate-limit.ts';
+import {
+  codeAttemptLimit,
+  enforceRateLimits,
+  perIpLimit,
+  smsFloorKey,
+  smsQuota,
+} from '../../core/rate-limit.ts';
 import { type CodePurpose, codeText } from '../../core/sms/message-text.ts';
 import { userJson } from '../../core/user-json.ts';
 import { randomOtp, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
@@ -66,7 +72,7 @@ export async function enforcePhoneFloor(deps: Deps, phone: string): Promise<void
   if (floor <= 0) return;
   await enforceRateLimits(
     deps,
-    [{ key: `sms:floor:${phone}`, limit: 1, windowSec: floor, code: 'over_sms_send_rate_limit' }],
+    [{ key: smsFloorKey(phone), limit: 1, windowSec: floor, code: 'over_sms_send_rate_limit' }],
     floor,
   );
 }

@@ -195,6 +195,48 @@ describe('DELETE /account', () => {
     expect(again.data.user?.id).not.toBe(a.id);
   });
 
+  it('the rate-limit rows naming the address go with it (known network, back-off, mail and code windows); another address’s stay', async () => {
+    const a = await account('delete-limits');
+    // An address that starts with a's: a prefix of a's keys must not reach it.
+    const neighbour = `${a.email}x`;
+    const n = t.client();
+    expect((await n.auth.signUp({ email: neighbour, password: PASSWORD })).error).toBeNull();
+    for (const email of [a.email, neighbour]) {
+      const sb = t.client();
+      // A success stamps the network as known to the account; a failure after it leaves a back-off row.
+      expect((await sb.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull();
+      expect(
+        (await sb.auth.signInWithPassword({ email, password: 'wrong-password-1' })).error,
+      ).not.toBeNull();
+    }
+    const nonce = await nonceFor(a.token, a.email);
+    // A wrong nonce counts against the address's code window.
+    const wrong = await call(a.token, 'DELETE', '/account', {
+      nonce: nonce === '000000' ? '111111' : '000000',
+    });
+    expect([wrong.status, wrong.body.code]).toEqual([422, 'reauthentication_not_valid']);
+    const keysNaming = async (email: string) =>
+      (
+        (await t.server.deps.db.execute(
+          sql`select key from rate_limit_counters where position(${email} in key) > 0 order by key`,
+        )) as unknown as { rows: { key: string }[] }
+      ).rows
+        .map((r) => r.key)
+        .filter((k) => k.split(':').includes(email));
+    const before = await keysNaming(a.email);
+    for (const kind of ['known:signin:', 'backoff:signin:', 'signin:acct:', 'email:', 'verify:code:'])
+      expect(
+        before.some((k) => k.startsWith(kind)),
+        `${kind} row before`,
+      ).toBe(true);
+    const neighbours = await keysNaming(neighbour);
+    expect(neighbours.some((k) => k.startsWith('known:signin:'))).toBe(true);
+
+    expect((await call(a.token, 'DELETE', '/account', { nonce })).status).toBe(204);
+    expect(await keysNaming(a.email)).toEqual([]);
+    expect(await keysNaming(neighbour)).toEqual(neighbours);
+  });
+
   it('refuses without reauthentication, with a wrong or spent nonce, and with bad input (4xx, nothing deleted)', async () => {
     const a = await account('delete-refused');
     expect((await call(a.token, 'DELETE', '/account', {})).body.code).toBe('reauthentication_needed');

@@ -151,7 +151,7 @@ describe('rate-limit trips', () => {
     expect(rateLimitName('email:ann@example.com')).toBe('email');
     expect(rateLimitName('email:floor:ann@example.com')).toBe('email:floor');
     expect(rateLimitName('email:global')).toBe('email:global');
-    expect(rateLimitName('backoff:signin:203.0.113.9:ann@example.com')).toBe('backoff:signin');
+    expect(rateLimitName('backoff:signin:ann@example.com:203.0.113.9')).toBe('backoff:signin');
     expect(rateLimitName(`backoff:mfa:${randomUUID()}`)).toBe('backoff:mfa');
     expect(rateLimitName('signin:acct:ann@example.com')).toBe('signin:acct');
   });

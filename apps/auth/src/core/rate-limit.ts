@@ -160,6 +160,8 @@ const signinAccountKey = (email: string) => `signin:acct:${email}`;
 const emailWindowKey = (email: string) => `email:${email}`;
 const emailFloorKey = (email: string) => `email:floor:${email}`;
 const codeAttemptKey = (address: string) => `verify:code:${address}`;
+/** What a number's codes are counted under in codeAttemptLimit (an address's are the address). */
+export const phoneCodeAddress = (phone: string) => `phone:${phone}`;
 /** One number's resend floor (features/otp/phone.ts). */
 export const smsFloorKey = (phone: string) => `sms:floor:${phone}`;
 
@@ -193,8 +195,7 @@ export function rateLimitKeysNaming(who: { emails: string[]; phones: string[] })
         emailFloorKey(e),
         codeAttemptKey(e),
       ]),
-      // A number's codes are counted as `phone:<number>` (features/otp/phone.ts, reauthenticate.ts).
-      ...who.phones.flatMap((p) => [smsFloorKey(p), codeAttemptKey(`phone:${p}`)]),
+      ...who.phones.flatMap((p) => [smsFloorKey(p), codeAttemptKey(phoneCodeAddress(p))]),
     ],
     prefixes: who.emails.flatMap((e) => [`backoff:signin:${e}:`, `known:signin:${e}:`]),
   };

@@ -13,6 +13,7 @@ import {
   emailQuotaLimits,
   ipBucket,
   knownNetworkKey,
+  phoneCodeAddress,
   rateLimitKeysNaming,
   signinBackoffKey,
   smsFloorKey,
@@ -584,7 +585,7 @@ describe('the keys that name a person (what an erasure deletes)', () => {
       signinBackoffKey(email, '203.0.113.7'),
       knownNetworkKey(email, '2001:db8::1'),
       codeAttemptLimit(deps, email).key,
-      codeAttemptLimit(deps, `phone:${phone}`).key,
+      codeAttemptLimit(deps, phoneCodeAddress(phone)).key,
       smsFloorKey(phone),
       ...emailQuotaLimits(deps, email).recipient.map((l) => l.key),
     ];
@@ -594,7 +595,7 @@ describe('the keys that name a person (what an erasure deletes)', () => {
       signinBackoffKey(`${email}x`, '203.0.113.7'),
       knownNetworkKey(`${email}.sa`, '203.0.113.7'),
       emailQuotaLimits(deps, email).global.key,
-      codeAttemptLimit(deps, `phone:${phone}9`).key,
+      codeAttemptLimit(deps, phoneCodeAddress(`${phone}9`)).key,
     ])
       expect(named(key), key).toBe(false);
   });

@@ -16,6 +16,7 @@ import {
   codeAttemptLimit,
   enforceRateLimits,
   perIpLimit,
+  phoneCodeAddress,
   smsFloorKey,
   smsQuota,
 } from '../../core/rate-limit.ts';
@@ -228,7 +229,7 @@ export async function verifyPhoneOtp(
   const phone = parsePhone(input.phone);
   await enforceRateLimits(
     deps,
-    [perIpLimit(deps, 'verify', meta.ip), codeAttemptLimit(deps, `phone:${phone}`)],
+    [perIpLimit(deps, 'verify', meta.ip), codeAttemptLimit(deps, phoneCodeAddress(phone))],
     deps.config.rateLimits.window,
   );
   if (!/^\d{6,10}$/.test(input.token)) throw expired();

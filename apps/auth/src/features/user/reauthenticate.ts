@@ -1,7 +1,13 @@
 import type { Deps, RequestMeta } from '../../core/deps.ts';
 import { issueEmailToken, otpHash } from '../../core/email-tokens.ts';
 import { mailLocaleFor } from '../../core/mail/locale.ts';
-import { codeAttemptLimit, emailQuota, enforceOtpIpLimit, enforceRateLimits } from '../../core/rate-limit.ts';
+import {
+  codeAttemptLimit,
+  emailQuota,
+  enforceOtpIpLimit,
+  enforceRateLimits,
+  phoneCodeAddress,
+} from '../../core/rate-limit.ts';
 import { userJson } from '../../core/user-json.ts';
 import { safeEqual } from '../../crypto/tokens.ts';
 import type { DbOrTx } from '../../db/client.ts';
@@ -104,7 +110,7 @@ export async function checkNonceGiven(deps: Deps, user: UserRow, nonce: string |
   // A 6-digit nonce can be guessed like any code: the same per-address hourly budget as the
   // address's other codes (an email's, or a number's as /verify counts it) bounds it.
   const channel = reauthenticationChannel(user);
-  const key = channel?.kind === 'sms' ? `phone:${channel.to}` : (user.email ?? '');
+  const key = channel?.kind === 'sms' ? phoneCodeAddress(channel.to) : (user.email ?? '');
   await enforceRateLimits(deps, [codeAttemptLimit(deps, key)], deps.config.rateLimits.window);
 }
 

@@ -7,8 +7,9 @@
 // fingerprint of every source file (path and contents), of the dependency set (package-lock.json,
 // which `npm ci` installs exactly and `npm prune` leaves alone) and of the build script; at start the
 // fingerprint is computed again (~20 ms) and anything else runs the sources. Paths enter it relative
-// to the checkout, so a moved checkout keeps its bundle (whose own paths are relative too). So a `git pull`, an edit or an `npm ci`
-// without a rebuild never runs stale code: it only starts more slowly, and says so.
+// to the checkout, so a moved checkout keeps its bundle (whose own paths are relative too). So a
+// `git pull`, an edit or an `npm ci` without a rebuild never runs stale code: it only starts more
+// slowly, and says so.
 // SERVICE_BUNDLE=off always runs the sources; SERVICE_BUNDLE=<dir> takes the bundle from <dir>, which
 // must be inside the checkout (the bundle finds PGlite, argon2 and pino in its node_modules).
 import { createHash } from 'node:crypto';

@@ -34,9 +34,11 @@ export async function openMigratedDatabase(config: Config): Promise<Database> {
 }
 
 /**
- * In-memory databases (DATA_DIR=memory://: the test suites start well over a hundred servers) are
- * copies of the first one this process migrated in the same namespace. A new PGlite cluster (its
- * initdb, in WebAssembly) and the migrations take ~2 s on a 2-core machine; opening a copy ~0.4 s.
+ * In-memory databases (DATA_DIR=memory://: the test servers) are copies of the first one this module
+ * instance migrated in the same namespace: one per process, and under Vitest one per test file (it
+ * loads each file's modules afresh), so a file starting several servers creates one cluster. A new
+ * PGlite cluster (its initdb, in WebAssembly) and the migrations take ~2 s on a 2-core machine;
+ * opening a copy ~0.4 s.
  * The copy is taken right after the migrations, before anything else is written, so each database
  * still makes its own signing keys and secrets. ~40 MB per namespace, held for the process's life.
  */

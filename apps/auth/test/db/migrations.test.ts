@@ -33,19 +33,20 @@ afterEach(async () => {
   for (const f of folders.splice(0)) rmSync(f, { recursive: true, force: true });
 });
 
-async function open(): Promise<Database> {
+/** A new database migrated up to the first `count` migrations (the release before the one tested). */
+async function openMigratedUpTo(count: number): Promise<Database> {
   const url = process.env.DATABASE_URL;
   fresh = url ? await createFreshDatabase(url) : undefined;
   database = await openDatabase({ databaseUrl: fresh?.url, dataDir: 'memory://' });
+  const before = migrationsUpTo(count);
+  folders.push(before);
+  await migrate(database, before);
   return database;
 }
 
 describe('0002 secure email change', () => {
   it('keeps email changes pending from before it completing with their one link', async () => {
-    const db = await open();
-    const before = migrationsUpTo(2);
-    folders.push(before);
-    await migrate(db, before);
+    const db = await openMigratedUpTo(2);
     const pendingId = randomUUID();
     const settledId = randomUUID();
     await db.db.execute(sql`insert into users (id, email, email_change, email_change_sent_at)
@@ -70,10 +71,7 @@ describe('0002 secure email change', () => {
 
 describe('0015 rate-limit keys in byte order, the address before the network', () => {
   it('rewrites known networks and back-offs to the new order, keeps every other row, and sorts keys bytewise (collation C)', async () => {
-    const db = await open();
-    const before = migrationsUpTo(15);
-    folders.push(before);
-    await migrate(db, before);
+    const db = await openMigratedUpTo(15);
     await db.db.execute(sql`insert into rate_limit_counters (key, window_start, count, last_hit_at) values
       ('known:signin:203.0.113.7:ann@example.com', timestamptz 'epoch', 1, now()),
       ('known:signin:2001:db8:0:1::/64:ann@example.com', timestamptz 'epoch', 1, now()),

@@ -21,6 +21,7 @@ const defaultProjects = ['auth', 'web', 'e2e', 'deploy'];
 const projectArgs = args.includes('--project') ? [] : defaultProjects.flatMap((p) => ['--project', p]);
 mkdirSync(join(root, '.cache'), { recursive: true });
 const report = join(root, '.cache', `vitest-report-${process.pid}.json`);
+const failureReport = join(root, '.cache', `vitest-failures-${process.pid}.txt`);
 
 const child = spawn(
   process.execPath,
@@ -29,11 +30,12 @@ const child = spawn(
     'run',
     '--reporter=default',
     '--reporter=json',
+    `--reporter=${join(root, 'scripts/failure-reporter.mjs')}`,
     `--outputFile.json=${report}`,
     ...projectArgs,
     ...args,
   ],
-  { cwd: root, stdio: 'inherit', env: process.env },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, FAILURE_REPORT: failureReport } },
 );
 
 /**
@@ -76,21 +78,38 @@ child.on('exit', (code, signal) => {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  let failures = [];
   try {
     const result = JSON.parse(readFileSync(report, 'utf8'));
     passed = result.numPassedTests;
     failed = result.numFailedTests;
     skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
-    // A suite that failed to load (syntax error, failing beforeAll) has no failed *test*, but it is a failure.
+    // A file that failed to load (syntax error) or whose beforeAll/afterAll threw has no failed
+    // *test* (its tests are skipped), but it is a failure.
     failed += result.testResults.filter(
-      (s) => s.status === 'failed' && s.assertionResults.length === 0,
+      (s) => s.status === 'failed' && !s.assertionResults.some((t) => t.status === 'failed'),
     ).length;
     printTimings(result.testResults);
     rmSync(report, { force: true });
   } catch {
     failed = Math.max(failed, 1);
   }
-  if ((code !== 0 || signal) && failed === 0) failed = 1;
+  try {
+    failures = readFileSync(failureReport, 'utf8').split('\n').filter(Boolean);
+    rmSync(failureReport, { force: true });
+  } catch {}
+  // Hook, load and unhandled errors are failures too, beside the failed tests the JSON counts.
+  failed = Math.max(failed, failures.length);
+  if ((code !== 0 || signal) && failed === 0) {
+    failed = 1;
+    if (failures.length === 0)
+      failures.push(
+        `vitest exited with ${signal ?? `code ${code}`} and no failed test: an unhandled error (see "Unhandled" above) or a crash`,
+      );
+  }
+  // Repeated at the very end, prefixed, so that a log read from its tail (CI's is) names what failed;
+  // .ci/run gathers these lines from every suite into its last lines.
+  for (const line of failures) console.log(`FAILED: ${line}`);
   console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 ? 1 : 0);
 });

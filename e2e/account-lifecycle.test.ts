@@ -26,6 +26,9 @@ let browser: Browser;
 /** Made first, so their confirmation mail is older when the recovery tests (last) ask for mail. */
 const forgotAccounts: Record<string, Promise<string>> = {};
 
+// More than the e2e hooks' 120 s: the start alone may take up to 110 s (support/product.ts), and two
+// sign-ups then wait for their mail (up to 15 s each). This is often the first end-to-end file to
+// run, on a cold compile cache, beside the PostgreSQL suites in CI.
 beforeAll(async () => {
   mailbox = await startMailbox();
   [product, browser] = await Promise.all([
@@ -36,7 +39,7 @@ beforeAll(async () => {
     forgotAccounts[locale] = confirmedAccount(`forgot-${locale}`);
     await forgotAccounts[locale];
   }
-});
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

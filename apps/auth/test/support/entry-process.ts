@@ -11,6 +11,14 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 export const MAIN = join(repoRoot, 'apps/auth/src/main.ts');
 export const ANON_KEY = 'sb_publishable_namaa_development_key';
+const PRELOAD = join(repoRoot, 'apps/auth/src/boot/preload.ts');
+
+/**
+ * Node's arguments for a CLI as its npm script runs it (`npm run admin`, `audit-log`, `import`,
+ * `keys:rotate`…: `node --import …/boot/preload.ts <cli>`): with the resolve shortcut and the
+ * compile cache, which take about a second off each run.
+ */
+export const cliArgs = (cli: string, ...args: string[]): string[] => ['--import', PRELOAD, cli, ...args];
 
 export async function freePort(): Promise<number> {
   const s = createServer();

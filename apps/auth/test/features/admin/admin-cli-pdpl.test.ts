@@ -12,6 +12,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/client.ts';
 import { exportAuditWindow } from '../../../src/features/ops/audit-log.cli.ts';
+import { cliArgs } from '../../support/entry-process.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const adminCli = fileURLToPath(new URL('../../../src/features/admin/admin.cli.ts', import.meta.url));
@@ -25,7 +26,7 @@ function run(cli: string, env: Record<string, string>, ...args: string[]): Promi
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [cli, ...args],
+      cliArgs(cli, ...args),
       {
         env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },
         timeout: 120_000,

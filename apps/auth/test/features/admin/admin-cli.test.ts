@@ -1,5 +1,5 @@
-// The operator CLI as a process (node apps/auth/src/features/admin/admin.cli.ts, what `npm run admin`
-// runs): exit codes, --json output, the refusal while the service holds the embedded database, and
+// The operator CLI as a process (node --import …/preload.ts apps/auth/src/features/admin/admin.cli.ts,
+// what `npm run admin` runs): exit codes, --json output, the refusal while the service holds the embedded database, and
 // that its changes are the service's (a user it creates signs in; its actions are audited).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { createClient } from '@supabase/supabase-js';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditLogEntries } from '../../../src/db/schema.ts';
+import { cliArgs } from '../../support/entry-process.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const cli = fileURLToPath(new URL('../../../src/features/admin/admin.cli.ts', import.meta.url));
@@ -23,7 +24,7 @@ function run(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [cli, ...args],
+      cliArgs(cli, ...args),
       { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env }, timeout: 90_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;

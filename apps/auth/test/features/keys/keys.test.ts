@@ -14,6 +14,7 @@ import {
   stageSigningKey,
 } from '../../../src/db/signing-keys.repo.ts';
 import { STANDBY_MIN_SECONDS } from '../../../src/features/keys/rotate-keys.cli.ts';
+import { cliArgs } from '../../support/entry-process.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
@@ -34,7 +35,7 @@ function rotateCli(
   dataDir: string,
   ...args: string[]
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['src/features/keys/rotate-keys.cli.ts', ...args], {
+  const child = spawn(process.execPath, cliArgs('src/features/keys/rotate-keys.cli.ts', ...args), {
     cwd: join(import.meta.dirname, '../../..'),
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '1', NODE_ENV: 'test' },
   });

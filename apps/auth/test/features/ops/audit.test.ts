@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/client.ts';
 import { formatRows, parseArgs, parseSince, readAuditLog } from '../../../src/features/ops/audit-log.cli.ts';
+import { cliArgs } from '../../support/entry-process.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -187,7 +188,7 @@ describe('the reader command', () => {
       await t.close();
       const cli = fileURLToPath(new URL('../../../src/features/ops/audit-log.cli.ts', import.meta.url));
       const run = (...args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args], {
+        spawnSync(process.execPath, cliArgs(cli, ...args), {
           env: { PATH: process.env.PATH, DATA_DIR: dataDir },
           encoding: 'utf8',
           timeout: 30_000,

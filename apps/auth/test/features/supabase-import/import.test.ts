@@ -15,6 +15,7 @@ import { decodeJwt } from 'jose';
 import { generate, generateSecret } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../../src/db/schema.ts';
+import { cliArgs } from '../../support/entry-process.ts';
 import { createFreshDatabase, type FreshDatabase } from '../../support/fresh-database.ts';
 import { type AuthSchemaRows, loadIntoDatabase, renderDump } from '../../support/gotrue-auth-schema.ts';
 import { startTestServer, type TestServer } from '../../support/test-server.ts';
@@ -209,7 +210,7 @@ type Report = {
 };
 
 function runImport(args: string[], target: Record<string, string>) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
+  const r = spawnSync(process.execPath, cliArgs(CLI, ...args), {
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...target },
     encoding: 'utf8',
     timeout: 280_000,

@@ -6,7 +6,7 @@ import { Input } from '~/components/ui/input.tsx';
 import { Label } from '~/components/ui/label.tsx';
 import { e164Of } from '~/features/account/lib/phone-factor.ts';
 import { useAction } from '~/features/account/lib/use-action.ts';
-import { isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
+import { errorCode, isWrongSecondFactor } from '~/features/auth/lib/mfa.ts';
 import { useServiceSettings } from '~/features/auth/lib/service-settings.ts';
 import { useMessages } from '~/i18n/locale-context.tsx';
 import type { AuthClient } from '~/lib/auth-client.ts';
@@ -180,11 +180,20 @@ export function MfaSection({
       // codes go first.
       const last = factor.status === 'verified' && verified.length === 1;
       const hasCodes = (user.factors ?? []).some((f) => (f.factor_type as string) === 'recovery_code');
+      const dropCodes = async () => (await recoveryCodes(auth).unenroll()).error;
       if (last && hasCodes) {
-        const dropped = await recoveryCodes(auth).unenroll();
-        if (dropped.error) return action.fail(action.errorText(dropped.error));
+        const failed = await dropCodes();
+        if (failed) return action.fail(action.errorText(failed));
       }
-      const { error } = await auth.mfa.unenroll({ factorId: factor.id });
+      let { error } = await auth.mfa.unenroll({ factorId: factor.id });
+      // The page's copy of the account can be behind the service: codes created a moment ago, right
+      // after this factor was confirmed, may not be in `user.factors` yet. The service then refuses
+      // to leave them as the only factor; drop them and remove the factor again.
+      if (errorCode(error) === 'mfa_recovery_codes_sole_factor') {
+        const failed = await dropCodes();
+        if (failed) return action.fail(action.errorText(failed));
+        ({ error } = await auth.mfa.unenroll({ factorId: factor.id }));
+      }
       if (error) return action.fail(action.errorText(error));
       action.succeed(copy.removedTitle, factor.friendly_name || copy.types[factor.factor_type as 'totp']);
       await refresh();

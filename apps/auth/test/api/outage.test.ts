@@ -10,7 +10,10 @@ import { expect, it, vi } from 'vitest';
 import { PGLITE_DURABILITY_WARNING } from '../../src/run-service.ts';
 import { startTestServer, uniqueEmail } from '../support/test-server.ts';
 
-it('answers 503 with Retry-After on refresh, sign-in and health when the database is gone', async () => {
+// 90 s: a server start and an argon2 sign-up, which took 17 s of the default 30 beside CI's other suites.
+it('answers 503 with Retry-After on refresh, sign-in and health when the database is gone', {
+  timeout: 90_000,
+}, async () => {
   const t = await startTestServer({ MAILER_AUTOCONFIRM: 'true' });
   try {
     const email = uniqueEmail('outage');

@@ -3,7 +3,9 @@ import {
   backoffWait,
   clearBackoff,
   hitCounters,
+  hitFloor,
   readCounters,
+  readFloor,
   reserveBackoff,
   signinGate,
 } from '../db/rate-limits.repo.ts';
@@ -13,7 +15,18 @@ import type { Deps } from './deps.ts';
 import { type PerIpLimitName, perIpLimits } from './http/rate-limits.ts';
 import { countRateLimitTrip } from './metrics.ts';
 
-export type Limit = { key: string; limit: number; code?: ErrorCode; windowSec?: number };
+export type Limit = {
+  key: string;
+  limit: number;
+  code?: ErrorCode;
+  windowSec?: number;
+  /**
+   * A floor between two hits: at most one per windowSec, measured from the last one counted (its
+   * time is stored). A calendar window of one would let two hits either side of its boundary
+   * through a moment apart. `limit` only turns it on (any value above 0).
+   */
+  floor?: boolean;
+};
 
 /**
  * The rate-limit identity of a client address: IPv4 as is, IPv6 grouped by its /64 (one subscriber
@@ -63,9 +76,14 @@ export async function enforceRateLimits(
 ): Promise<void> {
   const active = limits.filter((l) => l.limit > 0);
   if (active.length === 0) return;
-  const nowMs = deps.clock().getTime();
+  const now = deps.clock();
+  const nowMs = now.getTime();
   const byWindow = new Map<number, Limit[]>();
   for (const l of active) {
+    if (l.floor) {
+      await enforceFloor(deps, l, l.windowSec ?? windowSec, now, refuse);
+      continue;
+    }
     const w = l.windowSec ?? windowSec;
     byWindow.set(w, [...(byWindow.get(w) ?? []), l]);
   }
@@ -76,6 +94,28 @@ export async function enforceRateLimits(
     const over = refuse === true && group.find((l) => (counts.get(l.key) ?? 0) > l.limit);
     if (over) throw tooMany(deps, over.key, retryAfter, over.code);
   }
+}
+
+/**
+ * One floor (Limit.floor): one statement in every mode, as a window group is, so counting, looking
+ * and refusing cost the same round trips.
+ */
+async function enforceFloor(
+  deps: Deps,
+  l: Limit,
+  gapSec: number,
+  now: Date,
+  refuse: boolean | 'look',
+): Promise<void> {
+  if (refuse === 'look') {
+    await readFloor(deps.db, l.key);
+    return;
+  }
+  const { taken, last } = await hitFloor(deps.db, l.key, now, gapSec, refuse);
+  if (taken) return;
+  // A concurrent hit may have stamped the row after this statement's snapshot: wait the whole gap.
+  const wait = last ? Math.ceil((last.getTime() + gapSec * 1000 - now.getTime()) / 1000) : gapSec;
+  throw tooMany(deps, l.key, Math.max(1, Math.min(gapSec, wait)), l.code);
 }
 
 /** The caller's per-IP limit of one row of the table (core/http/rate-limits.ts). */
@@ -128,7 +168,13 @@ export function emailQuotaLimits(deps: Deps, email: string): { recipient: Limit[
   const code = 'over_email_send_rate_limit' as const;
   return {
     recipient: [
-      { key: emailFloorKey(email), limit: rl.emailFloor > 0 ? 1 : 0, windowSec: rl.emailFloor || 1, code },
+      {
+        key: emailFloorKey(email),
+        limit: rl.emailFloor > 0 ? 1 : 0,
+        windowSec: rl.emailFloor || 1,
+        floor: true,
+        code,
+      },
       { key: emailWindowKey(email), limit: rl.emailPerAddress, code },
     ],
     global: { key: 'email:global', limit: rl.emailSentPerHour, windowSec: 3600, code },

@@ -16,6 +16,7 @@ import {
   sweepNotAfterSessions,
   sweepOldBackoffs,
   sweepOldCounterWindows,
+  sweepOldFloors,
   sweepOldKnownNetworks,
   sweepOldMail,
   sweepRevokedRefreshTokens,
@@ -147,6 +148,13 @@ export function sweepTasks(config: Config): SweepTask[] {
       table: 'rate_limit_counters',
       cutoff: (now) => ago(now, 2 * DAY),
       statement: sweepOldBackoffs,
+    },
+    // A floor is at most RATE_LIMIT_EMAIL_FLOOR or SMS_MAX_FREQUENCY long (a day at most).
+    {
+      name: 'rate_limit_floors',
+      table: 'rate_limit_counters',
+      cutoff: (now) => ago(now, 2 * DAY),
+      statement: sweepOldFloors,
     },
     {
       name: 'known_networks',

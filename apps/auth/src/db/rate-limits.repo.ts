@@ -40,6 +40,56 @@ export async function readCounters(db: Db, keys: string[], windowStart: Date): P
   return new Map(rows.map((r) => [r.key, Number(r.count)]));
 }
 
+// A floor (core/rate-limit.ts Limit.floor) is one row per key at the epoch, as a back-off is, with
+// `last_hit_at` the time of the last hit counted. The hit is ONE upsert: ON CONFLICT locks the row
+// and evaluates the WHERE on its latest version, so of two parallel hits within the gap one is taken.
+// `prev` reads the row as the statement found it, for the refusal's Retry-After.
+export const HIT_FLOOR_SQL = `with prev as (
+    select last_hit_at from rate_limit_counters where key = $1::text and window_start = timestamptz 'epoch'),
+  hit as (
+    insert into rate_limit_counters as c (key, window_start, count, last_hit_at)
+    values ($1::text, timestamptz 'epoch', 1, $2::timestamptz)
+    on conflict (key, window_start) do update set count = c.count + 1, last_hit_at = $2::timestamptz
+      where not $4::boolean or c.last_hit_at is null
+        or c.last_hit_at + $3::int * interval '1 second' <= $2::timestamptz
+    returning 1)
+  select exists (select 1 from hit) as taken, (select last_hit_at from prev) as last`;
+
+/**
+ * Counts a hit on a floor `gapSec` long: taken when the last one counted is at least that long ago,
+ * or always when `refuse` is false (the hit is then stamped whatever the last). Returns whether it
+ * was taken and the last hit before it.
+ */
+export async function hitFloor(
+  db: Db,
+  key: string,
+  now: Date,
+  gapSec: number,
+  refuse: boolean,
+): Promise<{ taken: boolean; last: Date | undefined }> {
+  const [row] = await hotQuery<{ taken: boolean | string; last: string | Date | null }>(
+    db,
+    'namaa_hit_floor',
+    HIT_FLOOR_SQL,
+    [key, now.toISOString(), String(gapSec), String(refuse)],
+  );
+  return {
+    taken: row?.taken === true || row?.taken === 't',
+    last: row?.last ? new Date(row.last) : undefined,
+  };
+}
+
+/** A floor's last hit, counting nothing (one statement, as hitFloor: see readCounters). */
+export async function readFloor(db: Db, key: string): Promise<Date | undefined> {
+  const [row] = await hotQuery<{ last: string | Date | null }>(
+    db,
+    'namaa_read_floor',
+    `select last_hit_at as last from rate_limit_counters where key = $1::text and window_start = timestamptz 'epoch'`,
+    [key],
+  );
+  return row?.last ? new Date(row.last) : undefined;
+}
+
 /** How long a network stays known to an account after a successful password sign-in from it. */
 export const KNOWN_NETWORK_DAYS = 30;
 const knownSince = (now: Date) => new Date(now.getTime() - KNOWN_NETWORK_DAYS * 86400_000);

@@ -418,8 +418,8 @@ export const rateLimitCounters = pgTable(
     key: text('key').notNull(),
     windowStart: tz('window_start').notNull(),
     count: integer('count').notNull().default(0),
-    // Back-off rows only (window_start fixed at the epoch, count = consecutive failures): the time of
-    // the last failure, so one `insert … on conflict … do update` can reserve an attempt atomically.
+    // Rows at the epoch only (back-off: count = consecutive failures; floors; known networks): the
+    // time of the last hit, so one `insert … on conflict … do update` can reserve an attempt atomically.
     lastHitAt: tz('last_hit_at'),
   },
   (t) => [

@@ -210,6 +210,15 @@ export const sweepOldBackoffs = counters(
     and last_hit_at < ${ts(before)}`,
   sql`last_hit_at`,
 );
+/**
+ * Mail and SMS floors (`email:floor:…`, `sms:floor:…`, core/rate-limit.ts) last hit before `before`:
+ * the only rows at the epoch under those first words (their count windows are not at the epoch).
+ */
+export const sweepOldFloors = counters(
+  (before) => sql`window_start = timestamptz 'epoch' and split_part(key, ':', 1) in ('email', 'sms')
+    and last_hit_at < ${ts(before)}`,
+  sql`last_hit_at`,
+);
 /** Known-network rows (`known:…`, rate-limits.repo.ts) last stamped before `before`. */
 export const sweepOldKnownNetworks = counters(
   (before) => sql`window_start = timestamptz 'epoch' and split_part(key, ':', 1) = 'known'

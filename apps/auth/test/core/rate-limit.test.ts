@@ -373,7 +373,7 @@ describe('progressive sign-in back-off', () => {
 });
 
 describe('counter clean-up', () => {
-  it('drops old windows and back-off rows after 2 quiet days, known networks after 32', async () => {
+  it('drops old windows, back-off and floor rows after 2 quiet days, known networks after 32', async () => {
     const t = await server({});
     const db = t.server.deps.db;
     const day = 86400_000;
@@ -385,13 +385,23 @@ describe('counter clean-up', () => {
       ('backoff:signin:old', timestamptz 'epoch', 4, ${at(3)}::timestamptz),
       ('backoff:signin:new', timestamptz 'epoch', 4, ${at(1)}::timestamptz),
       ('known:signin:old', timestamptz 'epoch', 1, ${at(33)}::timestamptz),
-      ('known:signin:new', timestamptz 'epoch', 1, ${at(20)}::timestamptz)`);
+      ('known:signin:new', timestamptz 'epoch', 1, ${at(20)}::timestamptz),
+      ('email:floor:old@example.com', timestamptz 'epoch', 1, ${at(3)}::timestamptz),
+      ('email:floor:new@example.com', timestamptz 'epoch', 1, ${at(1)}::timestamptz),
+      ('sms:floor:+966500000001', timestamptz 'epoch', 1, ${at(3)}::timestamptz),
+      ('sms:floor:+966500000002', timestamptz 'epoch', 1, ${at(1)}::timestamptz)`);
     const counterTasks = sweepTasks(t.config).filter((task) => task.table === 'rate_limit_counters');
     await runSweep(t.server.deps.database, counterTasks, new Date(now));
     const keys = (
       await queryRows<{ key: string }>(db, sql`select key from rate_limit_counters order by key`)
     ).map((r) => r.key);
-    expect(keys).toEqual(['backoff:signin:new', 'known:signin:new', 'signin:ip:new']);
+    expect(keys).toEqual([
+      'backoff:signin:new',
+      'email:floor:new@example.com',
+      'known:signin:new',
+      'signin:ip:new',
+      'sms:floor:+966500000002',
+    ]);
   });
 });
 
@@ -427,6 +437,26 @@ describe('email bombing', () => {
     await t.inbox.waitFor(existing, (m) => /reset|recover/i.test(m.subject));
     await new Promise((r) => setTimeout(r, 300));
     expect(t.inbox.all().filter((m) => m.to === existing)).toHaveLength(2);
+  });
+
+  it('the floor is a gap between two mails, not a calendar minute: one either side of a minute boundary is refused', async () => {
+    // Two recoveries a second apart, either side of 00:01:00. A window aligned to the clock counted
+    // them in two minutes and sent both (a CI run caught an invitation slipping through this way).
+    const t = await server({ RATE_LIMIT_EMAIL_FLOOR: '60' });
+    const clock = freeze(t, Date.UTC(2030, 0, 1, 0, 0, 59, 500));
+    const email = uniqueEmail('boundary');
+    const recover = async () => {
+      const r = await t.api('/recover', { method: 'POST', body: JSON.stringify({ email }) });
+      return [r.status, (await r.json()).error_code ?? null, r.headers.get('retry-after')];
+    };
+    expect(await recover()).toEqual([200, null, null]);
+    clock.advance(1000);
+    // Refused, with the wait until 60 s after the first (59 s), not until the next minute.
+    expect(await recover()).toEqual([429, 'over_email_send_rate_limit', '59']);
+    // A refused request does not move the floor: 60 s after the first mail, the next one goes.
+    clock.advance(59_000);
+    expect(await recover()).toEqual([200, null, null]);
+    expect((await recover())[0]).toBe(429);
   });
 
   it('a repeated sign-up of a confirmed address gets the fake user however recently mail went to it, as a new address does', async () => {

@@ -385,6 +385,11 @@ describe(`query plans at ${loaded ? 'the loaded database' : `${USERS.toLocaleStr
           since.toISOString(),
         ],
       },
+      {
+        label: 'mail floor (hot)',
+        text: limits.HIT_FLOOR_SQL,
+        params: [`email:floor:${email(9)}`, now.toISOString(), '60', 'true'],
+      },
     ];
 
     const problems: string[] = [];

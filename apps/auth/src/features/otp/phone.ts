@@ -73,7 +73,7 @@ export async function enforcePhoneFloor(deps: Deps, phone: string): Promise<void
   if (floor <= 0) return;
   await enforceRateLimits(
     deps,
-    [{ key: smsFloorKey(phone), limit: 1, windowSec: floor, code: 'over_sms_send_rate_limit' }],
+    [{ key: smsFloorKey(phone), limit: 1, windowSec: floor, floor: true, code: 'over_sms_send_rate_limit' }],
     floor,
   );
 }

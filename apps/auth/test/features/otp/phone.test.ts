@@ -153,17 +153,25 @@ describe('phone sign-in', () => {
     expect(settings.external.phone).toBe(true);
   });
 
-  it('SMS_MAX_FREQUENCY: a second code to one number within the window is 429 over_sms_send_rate_limit', async () => {
+  it('SMS_MAX_FREQUENCY: a second code to one number within the floor is 429 over_sms_send_rate_limit, across a minute boundary too', async () => {
     t.config.phone.maxFrequency = 60;
+    const clock = t.server.deps.clock;
+    // Either side of 00:01:00: a window aligned to the clock would have counted them in two minutes.
+    let now = Date.UTC(2030, 0, 1, 0, 0, 59, 500);
+    t.server.deps.clock = () => new Date(now);
     try {
       const phone = freshPhone();
       expect((await t.client().auth.signInWithOtp({ phone })).error).toBeNull();
+      now += 1000;
       expect((await t.client().auth.signInWithOtp({ phone })).error).toMatchObject({
         status: 429,
         code: 'over_sms_send_rate_limit',
       });
+      now += 59_000;
+      expect((await t.client().auth.signInWithOtp({ phone })).error).toBeNull();
     } finally {
       t.config.phone.maxFrequency = 0;
+      t.server.deps.clock = clock;
     }
   });
 });

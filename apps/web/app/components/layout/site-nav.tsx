@@ -7,6 +7,7 @@ import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { getAuthClient } from '~/lib/auth-client.ts';
 import { cn } from '~/lib/utils.ts';
 import { BrandMark } from './brand-mark.tsx';
+import { FirstPaintAfter } from './first-paint-after.tsx';
 import { LanguageSwitcher, type SwitcherPage } from './language-switcher.tsx';
 
 /** One navigation per page, so a fixed id (the inline script and the toggle refer to it). */
@@ -158,6 +159,8 @@ export function SiteNav({
 
   return (
     <header className="fixed inset-x-0 top-0 z-50 border-b border-white/10 bg-oasis-950/95 backdrop-blur">
+      {/* The menu comes after every control of the bar (and shows only on small screens). */}
+      <FirstPaintAfter id={menuId} />
       <nav
         aria-label={m.nav.label}
         className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8"

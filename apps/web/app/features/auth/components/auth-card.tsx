@@ -1,11 +1,18 @@
 import { type ReactNode, useId } from 'react';
 import { BrandMark } from '~/components/layout/brand-mark.tsx';
+import { FirstPaintAfter } from '~/components/layout/first-paint-after.tsx';
 import { LanguageSwitcher, type SwitcherPage } from '~/components/layout/language-switcher.tsx';
 import { buttonVariants } from '~/components/ui/button.tsx';
 import { ArrowLeft } from '~/components/ui/icons.tsx';
 import { paths } from '~/config/paths.ts';
 import { useLocale, useMessages } from '~/i18n/locale-context.tsx';
 import { cn } from '~/lib/utils.ts';
+
+/**
+ * The card: the first paint waits for its start, so the row above it (back to home, the language
+ * link) is whole on screen. One card per page, so a fixed id.
+ */
+const cardId = 'auth-card';
 
 export type AuthCardProps = {
   page: SwitcherPage;
@@ -23,6 +30,7 @@ export function AuthCard({ page, heading, text, children, footer }: AuthCardProp
   return (
     <main id="main" className="flex min-h-dvh flex-col bg-oasis-950 px-4 py-8 sm:px-6">
       <div className="mx-auto flex w-full max-w-md flex-1 flex-col">
+        <FirstPaintAfter id={cardId} />
         <div className="flex items-center justify-between gap-4">
           <a
             href={paths.home.getHref(locale)}
@@ -34,6 +42,7 @@ export function AuthCard({ page, heading, text, children, footer }: AuthCardProp
           <LanguageSwitcher page={page} className="min-h-10 px-3 text-sm text-oasis-50 hover:bg-white/10" />
         </div>
         <section
+          id={cardId}
           aria-labelledby={headingId}
           className="mt-8 rounded-3xl bg-white p-7 shadow-2xl shadow-black/30 sm:p-9"
           data-testid="auth-card"

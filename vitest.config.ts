@@ -9,6 +9,7 @@ const projects = [
   'apps/web/vitest.config.ts',
   'e2e/vitest.config.ts',
   'deploy/vitest.config.ts',
+  'scripts/vitest.config.ts',
 ].filter((p) => existsSync(new URL(p, import.meta.url)));
 
 export default defineConfig({

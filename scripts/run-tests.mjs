@@ -11,13 +11,13 @@ const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
   console.log(`Usage: npm test [-- vitest options]   (node scripts/run-tests.mjs)
 
-Runs the auth, web, e2e and deploy suites (the fault suite only with --project faults) and ends with
+Runs the auth, web, e2e, deploy and tooling suites (the fault suite only with --project faults) and ends with
 "N passed, N failed". Other arguments go to \`vitest run\`, e.g. --project auth, a test file, -t name.
   npm run test:service   the auth suites (DATABASE_URL=postgres://… for PostgreSQL)
   npm run test:faults    the fault suite`);
   process.exit(0);
 }
-const defaultProjects = ['auth', 'web', 'e2e', 'deploy'];
+const defaultProjects = ['auth', 'web', 'e2e', 'deploy', 'tooling'];
 const projectArgs = args.includes('--project') ? [] : defaultProjects.flatMap((p) => ['--project', p]);
 mkdirSync(join(root, '.cache'), { recursive: true });
 const report = join(root, '.cache', `vitest-report-${process.pid}.json`);
@@ -50,6 +50,7 @@ function printTimings(files) {
     if (rel.startsWith('deploy/')) return 'deploy';
     if (rel.startsWith('apps/web/')) return 'web';
     if (rel.startsWith('apps/auth/test/faults/')) return 'faults';
+    if (rel.startsWith('scripts/')) return 'tooling';
     return 'auth';
   };
   const rows = files

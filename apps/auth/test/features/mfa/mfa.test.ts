@@ -6,6 +6,7 @@ import { decodeJwt } from 'jose';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mfaChallenges } from '../../../src/db/schema.ts';
+import { awayFromWindowEdge } from '../../support/rate-window.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 let t: TestServer;
@@ -355,6 +356,7 @@ describe('global SMS budget (RATE_LIMIT_SMS_SENT)', () => {
   });
 
   it('sends at most the hourly budget across all factors, then answers 429', async () => {
+    await awayFromWindowEdge(3600, 60_000);
     const phones: string[] = [];
     const results = [];
     for (let i = 0; i < 3; i++) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { rateLimitName } from '../../../src/core/metrics.ts';
 import { mailOutbox } from '../../../src/db/schema.ts';
+import { awayFromWindowEdge } from '../../support/rate-window.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../../support/test-server.ts';
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
@@ -135,6 +136,7 @@ describe('rate-limit trips', () => {
     const before = await scrape(t);
     const sb = t.client();
     const email = uniqueEmail('trip');
+    await awayFromWindowEdge(t.config.rateLimits.window);
     await sb.auth.signInWithPassword({ email, password: 'whatever password' });
     const refused = await sb.auth.signInWithPassword({ email, password: 'whatever password' });
     expect(refused.error?.status).toBe(429);

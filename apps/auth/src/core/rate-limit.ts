@@ -54,10 +54,16 @@ function windowOf(nowMs: number, windowSec: number) {
 // Neither an address nor a phone number reaches the logs (a phone account's key ends in ":+digits").
 const redactKey = (key: string) => key.replace(/:[^:]*@.*$/, ':<email>').replace(/:\+?\d{6,15}$/, ':<phone>');
 
-function tooMany(deps: Deps, key: string, retryAfter: number, code: ErrorCode = 'over_request_rate_limit') {
+function tooMany(
+  deps: Deps,
+  key: string,
+  retryAfter: number,
+  code: ErrorCode = 'over_request_rate_limit',
+  message?: string,
+) {
   deps.logger.warn({ limit: redactKey(key), retryAfter }, 'rate limit reached');
   countRateLimitTrip(key);
-  return new AuthError(code, undefined, { headers: { 'Retry-After': String(retryAfter) } });
+  return new AuthError(code, message, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 /**
@@ -114,8 +120,11 @@ async function enforceFloor(
   const { taken, last } = await hitFloor(deps.db, l.key, now, gapSec, refuse);
   if (taken) return;
   // A concurrent hit may have stamped the row after this statement's snapshot: wait the whole gap.
-  const wait = last ? Math.ceil((last.getTime() + gapSec * 1000 - now.getTime()) / 1000) : gapSec;
-  throw tooMany(deps, l.key, Math.max(1, Math.min(gapSec, wait)), l.code);
+  const left = last ? Math.ceil((last.getTime() + gapSec * 1000 - now.getTime()) / 1000) : gapSec;
+  const wait = Math.max(1, Math.min(gapSec, left));
+  // GoTrue's words for its per-user frequency (mail and SMS alike), which name the wait.
+  const message = `For security purposes, you can only request this after ${wait} seconds.`;
+  throw tooMany(deps, l.key, wait, l.code, message);
 }
 
 /** The caller's per-IP limit of one row of the table (core/http/rate-limits.ts). */

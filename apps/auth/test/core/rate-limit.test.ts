@@ -445,14 +445,19 @@ describe('email bombing', () => {
     const t = await server({ RATE_LIMIT_EMAIL_FLOOR: '60' });
     const clock = freeze(t, Date.UTC(2030, 0, 1, 0, 0, 59, 500));
     const email = uniqueEmail('boundary');
+    let msg: string | undefined;
     const recover = async () => {
       const r = await t.api('/recover', { method: 'POST', body: JSON.stringify({ email }) });
-      return [r.status, (await r.json()).error_code ?? null, r.headers.get('retry-after')];
+      const body = await r.json();
+      msg = body.msg;
+      return [r.status, body.error_code ?? null, r.headers.get('retry-after')];
     };
     expect(await recover()).toEqual([200, null, null]);
     clock.advance(1000);
-    // Refused, with the wait until 60 s after the first (59 s), not until the next minute.
+    // Refused, with the wait until 60 s after the first (59 s), not until the next minute, named in
+    // GoTrue's words for its per-user frequency.
     expect(await recover()).toEqual([429, 'over_email_send_rate_limit', '59']);
+    expect(msg).toBe('For security purposes, you can only request this after 59 seconds.');
     // A refused request does not move the floor: 60 s after the first mail, the next one goes.
     clock.advance(59_000);
     expect(await recover()).toEqual([200, null, null]);

@@ -166,6 +166,7 @@ describe('phone sign-in', () => {
       expect((await t.client().auth.signInWithOtp({ phone })).error).toMatchObject({
         status: 429,
         code: 'over_sms_send_rate_limit',
+        message: 'For security purposes, you can only request this after 59 seconds.',
       });
       now += 59_000;
       expect((await t.client().auth.signInWithOtp({ phone })).error).toBeNull();

@@ -8,8 +8,8 @@
  * built. A language link painted as its icon alone, then widened by its name, or placed at the row's
  * end before the controls after it arrived, moved when the rest was parsed: a layout shift (0.0012
  * at 1280 px with the CPU 4× slower, e2e/arabic-font-paint.test.ts). The top bars are the start of
- * the body, so the hold is a few hundred µs. Browsers
- * without `rel=expect` ignore the link and paint as before.
+ * the body, so the hold is a few hundred µs. Browsers without `rel=expect` ignore the link and paint
+ * as before.
  */
 export function FirstPaintAfter({ id }: { id: string }) {
   return <link rel="expect" href={`#${id}`} {...{ blocking: 'render' }} />;

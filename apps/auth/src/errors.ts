@@ -163,6 +163,13 @@ export class AuthError extends Error {
   }
 }
 
+/**
+ * GoTrue's words for a per-user send frequency (a mail or SMS floor, a phone factor's resend floor),
+ * naming the seconds left; the site reads them when Retry-After is not exposed to it.
+ */
+export const frequencyMessage = (secondsLeft: number) =>
+  `For security purposes, you can only request this after ${secondsLeft} seconds.`;
+
 export const API_VERSION_HEADER = 'X-Supabase-Api-Version';
 const API_VERSION_2024 = Date.parse('2024-01-01T00:00:00Z');
 

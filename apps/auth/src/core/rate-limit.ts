@@ -10,7 +10,7 @@ import {
   signinGate,
 } from '../db/rate-limits.repo.ts';
 import type { UserRow } from '../db/users.repo.ts';
-import { AuthError, type ErrorCode } from '../errors.ts';
+import { AuthError, type ErrorCode, frequencyMessage } from '../errors.ts';
 import type { Deps } from './deps.ts';
 import { type PerIpLimitName, perIpLimits } from './http/rate-limits.ts';
 import { countRateLimitTrip } from './metrics.ts';
@@ -122,9 +122,7 @@ async function enforceFloor(
   // A concurrent hit may have stamped the row after this statement's snapshot: wait the whole gap.
   const left = last ? Math.ceil((last.getTime() + gapSec * 1000 - now.getTime()) / 1000) : gapSec;
   const wait = Math.max(1, Math.min(gapSec, left));
-  // GoTrue's words for its per-user frequency (mail and SMS alike), which name the wait.
-  const message = `For security purposes, you can only request this after ${wait} seconds.`;
-  throw tooMany(deps, l.key, wait, l.code, message);
+  throw tooMany(deps, l.key, wait, l.code, frequencyMessage(wait));
 }
 
 /** The caller's per-IP limit of one row of the table (core/http/rate-limits.ts). */

@@ -34,7 +34,7 @@ import {
 } from '../../db/mfa.repo.ts';
 import { deleteUserSessions, type SessionRow } from '../../db/sessions.repo.ts';
 import type { FactorRow, UserRow } from '../../db/users.repo.ts';
-import { AuthError } from '../../errors.ts';
+import { AuthError, frequencyMessage } from '../../errors.ts';
 import { AMR_METHOD, assertMayProve, requireFactor } from './factors.ts';
 import { checkTotp, TOTP_PERIOD } from './totp.ts';
 import { type StoredCredential, verifyWebauthn, type WebauthnSession, webauthnOptions } from './webauthn.ts';
@@ -116,11 +116,9 @@ export async function createChallenge(
         if (!claim.lastChallengedAt) throw new AuthError('mfa_factor_not_found');
         const last = claim.lastChallengedAt.getTime();
         const left = Math.max(1, Math.ceil((last + wait * 1000 - now.getTime()) / 1000));
-        throw new AuthError(
-          'over_sms_send_rate_limit',
-          `For security purposes, you can only request this after ${left} seconds.`,
-          { headers: { 'Retry-After': String(left) } },
-        );
+        throw new AuthError('over_sms_send_rate_limit', frequencyMessage(left), {
+          headers: { 'Retry-After': String(left) },
+        });
       }
       const id = randomUUID();
       return insertChallenge(tx, {

@@ -12,20 +12,30 @@
  * 3. Starts the service (child process) on that database and measures, with autocannon at
  *    `--connections`: password sign-in of random accounts, GET /user with the access tokens of
  *    random sessions, and refresh of random sessions' tokens (each response's token replaces the
- *    session's for its next turn). On PostgreSQL also the WAL bytes per request.
- * 4. The same three against a small database (`--small`, default 2,000 accounts) for comparison.
+ *    session's for its next turn). Per phase: requests/s, latency, the CPU per request of the
+ *    service and (PostgreSQL) of every `postgres` process, the hypervisor's steal, and on PostgreSQL
+ *    the WAL bytes and full-page images per request.
+ * 4. The same three against a small database (`--small`, default 2,000 accounts) for comparison,
+ *    both services running side by side: with `--rounds n` the two sizes take turns phase by phase,
+ *    n times, and the summary gives each round's big/small ratio and their median (on a shared VM
+ *    the throughput of one run moves as much as the effect being measured; a pair run a minute
+ *    apart sees the same weather).
+ * 5. The sweep the service would run next, on the big database after the phases' churn, with its
+ *    own batch policy (on PGlite: how long each VACUUM holds the event loop).
  *
  * Databases: PostgreSQL by URL (`--pg <url>`, default postgres://root@127.0.0.1:5432/scale; the small
- * one is `<name>_small` on the same server, both created when missing; a database that already
- * holds the requested users is reused unless `--reload`), or PGlite by directory (`--pglite <dir>`;
- * the small one in `<dir>-small`). Results: bench/results/scale-<kind>-<users>.json.
- * Options: --duration s (10), --connections n (32), --small n (2000), --reload, --no-small,
+ * one is `<name>_small` on the same server, both created when missing), or PGlite by directory
+ * (`--pglite <dir>`; the small one in `<dir>-small`). A measured run loads both afresh; `--size-only` reuses a
+ * database that already holds the requested users unless `--reload`.
+ * Results: bench/results/scale-<kind>-<users>.json.
+ * Options: --duration s (10), --connections n (32), --small n (2000), --rounds n (1), --reload, --no-small,
  * --service-sweep (sweep the loaded month with the service's own batch policy and pauses, not the
  * benchmark's backlog policy), --prewarm (PostgreSQL: read every table and index into shared_buffers, then CHECKPOINT, before
- * measuring), --warmup s (2: load before each measured phase; a longer one lets the pages a phase
+ * measuring), --warmup s (2: load before each phase of the first round; a longer one lets the pages a phase
  * writes be dirtied once since the checkpoint, as on a server in its steady state, so the measured
  * window is not all first-touch full-page images), --size-only (load, sweep and size only, with each
- * table's heap and every index apart: where the bytes per account go; no throughput phases).
+ * table's heap and every index apart: where the bytes per account go; no throughput phases),
+ * --service-env NAME=value (repeatable: a setting for the measured services).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -40,12 +50,9 @@ import { hashPassword } from '../apps/auth/src/crypto/passwords.ts';
 import { type Database, openDatabase, queryRows } from '../apps/auth/src/db/client.ts';
 import { migrate } from '../apps/auth/src/db/migrate.ts';
 import { DEFAULT_NAMESPACE } from '../apps/auth/src/db/namespace.ts';
-import {
-  activeTokenOf,
-  GROWING_TABLES,
-  MONTH_OF_HISTORY,
-  scaleChunkSql,
-} from '../apps/auth/test/support/scale-data.ts';
+import { GROWING_TABLES, MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
+import { machineTicks, postgresCpuByPid, postgresCpuSpent, processCpuMs } from './support/cpu-time.ts';
+import { randomSessionTokens } from './support/random-refresh.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,11 +63,14 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '1' },
     reload: { type: 'boolean', default: false },
     'no-small': { type: 'boolean', default: false },
     prewarm: { type: 'boolean', default: false },
     'service-sweep': { type: 'boolean', default: false },
     'size-only': { type: 'boolean', default: false },
+    // Extra settings for the measured services, e.g. `--service-env PGLITE_SHARED_BUFFERS=256MB`.
+    'service-env': { type: 'string', multiple: true },
   },
 });
 const root = new URL('..', import.meta.url).pathname;
@@ -70,6 +80,14 @@ const USERS = Number(args.users);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const WARMUP = Number(args.warmup);
+const ROUNDS = Math.max(1, Number(args.rounds));
+const SERVICE_ENV = Object.fromEntries(
+  (args['service-env'] ?? []).map((kv) => {
+    const at = kv.indexOf('=');
+    if (at < 1) throw new Error(`--service-env ${kv}: NAME=value`);
+    return [kv.slice(0, at), kv.slice(at + 1)];
+  }),
+);
 const CHUNK = 10_000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -109,7 +127,10 @@ const raws = new WeakMap<Database, Raw & { end?(): Promise<void> }>();
 async function open(t: Target): Promise<Database> {
   if (t.kind === 'postgres') await ensurePgDatabase(t.url);
   const database = await openDatabase(
-    t.kind === 'postgres' ? { databaseUrl: t.url, dataDir: '' } : { dataDir: t.dir, fsync: false },
+    t.kind === 'postgres'
+      ? { databaseUrl: t.url, dataDir: '' }
+      : // The services' buffer cache when --service-env sets it (the sweep after the phases runs here).
+        { dataDir: t.dir, fsync: false, sharedBuffers: SERVICE_ENV.PGLITE_SHARED_BUFFERS },
   );
   await migrate(database);
   if (t.kind === 'postgres') {
@@ -200,6 +221,7 @@ function startService(t: Target): Promise<{ url: string; child: ChildProcess }> 
       RATE_LIMIT_SIGNIN_PER_IP: '1000000',
       RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000000',
       ...(t.kind === 'postgres' ? { DATABASE_URL: t.url } : { DATA_DIR: t.dir, PGLITE_FSYNC: 'false' }),
+      ...SERVICE_ENV,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -219,6 +241,12 @@ type Run = {
   p50: number;
   p99: number;
   non2xx: number;
+  /** The service process's CPU per request (on PGlite this includes the database). */
+  serviceCpuMs: number;
+  /** PostgreSQL's CPU per request (its backends and background workers); PostgreSQL only. */
+  databaseCpuMs?: number;
+  /** Share of the machine's CPU time the hypervisor gave to other guests during the run. */
+  stealPct: number;
   walBytesPerRequest?: number;
   /** Full-page images per request: the first change to a page after a checkpoint logs the whole page. */
   fullPageImagesPerRequest?: number;
@@ -246,20 +274,30 @@ async function walMark(t: Target): Promise<WalMark | undefined> {
   }
 }
 
-async function cannon(t: Target, opts: autocannon.Options): Promise<Run> {
+async function cannon(t: Target, servicePid: number, opts: autocannon.Options): Promise<Run> {
   const wal0 = await walMark(t);
+  const cpu0 = { service: processCpuMs(servicePid), db: postgresCpuByPid(), machine: machineTicks() };
   const r = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(opts, (err, result) => (err ? reject(err) : resolve(result))),
   );
+  const cpu1 = { service: processCpuMs(servicePid), db: postgresCpuByPid(), machine: machineTicks() };
   const wal1 = await walMark(t);
+  const n = Math.max(1, r.requests.total);
+  const perRequest = (ms: number) => Math.round((ms / n) * 1000) / 1000;
   const run: Run = {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx,
+    serviceCpuMs: perRequest(cpu1.service - cpu0.service),
+    stealPct:
+      Math.round(
+        ((cpu1.machine.steal - cpu0.machine.steal) / Math.max(1, cpu1.machine.total - cpu0.machine.total)) *
+          1000,
+      ) / 10,
   };
   if (wal0 && wal1) {
-    const n = Math.max(1, r.requests.total);
+    run.databaseCpuMs = perRequest(postgresCpuSpent(cpu0.db, cpu1.db));
     run.walBytesPerRequest = Math.round(Number(wal1.lsn - wal0.lsn) / n);
     run.fullPageImagesPerRequest = Math.round(((wal1.fpi - wal0.fpi) / n) * 100) / 100;
     run.checkpoints = wal1.checkpoints - wal0.checkpoints;
@@ -269,33 +307,22 @@ async function cannon(t: Target, opts: autocannon.Options): Promise<Run> {
 
 const pick = (n: number) => Math.floor(Math.random() * n);
 
-async function measure(t: Target, users: number) {
+const PHASES = ['signin', 'getUser', 'refresh'] as const;
+type Phase = (typeof PHASES)[number];
+
+/**
+ * The service started on one database, ready to load it with any phase as often as asked: the
+ * random sessions' current refresh tokens are kept between phases, so a later round refreshes them
+ * where the earlier one left them.
+ */
+async function startBench(t: Target, users: number) {
   const { url, child } = await startService(t);
   const headers = { apikey: ANON, 'content-type': 'application/json' };
   const api = `${url}/auth/v1`;
   const sessionsTotal = users * MONTH_OF_HISTORY.sessionsPerUser;
   try {
-    const signinOpts = (duration: number): autocannon.Options => ({
-      url: `${api}/token?grant_type=password`,
-      connections: CONNECTIONS,
-      duration,
-      method: 'POST',
-      headers,
-      requests: [
-        {
-          setupRequest: (req) => ({
-            ...req,
-            body: JSON.stringify({ email: `user${pick(users)}@scale.test`, password: PASSWORD }),
-          }),
-        },
-      ],
-    });
-    await cannon(t, signinOpts(WARMUP));
-    const signin = await cannon(t, signinOpts(DURATION));
-
     // Random sessions: their current refresh token (the loaded active one until rotated here).
-    const tokens = new Map<number, string>();
-    const tokenOf = (j: number) => tokens.get(j) ?? activeTokenOf(j);
+    const sessions = randomSessionTokens(sessionsTotal);
     // Access tokens of 2,000 random sessions for GET /user (one refresh each gives one).
     const access: string[] = [];
     for (let k = 0; k < 2000; k++) {
@@ -303,62 +330,65 @@ async function measure(t: Target, users: number) {
       const res = await fetch(`${api}/token?grant_type=refresh_token`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ refresh_token: tokenOf(j) }),
+        body: JSON.stringify({ refresh_token: sessions.tokenOf(j) }),
       });
       const body = (await res.json()) as { access_token?: string; refresh_token?: string };
       if (body.access_token && body.refresh_token) {
         access.push(body.access_token);
-        tokens.set(j, body.refresh_token);
+        sessions.rotated(j, body.refresh_token);
       }
     }
     if (access.length < 1900) throw new Error(`only ${access.length} of 2000 random sessions refreshed`);
-    const userOpts = (duration: number): autocannon.Options => ({
-      url: `${api}/user`,
-      connections: CONNECTIONS,
-      duration,
-      headers: { apikey: ANON },
-      requests: [
-        {
-          setupRequest: (req) => ({
-            ...req,
-            headers: { ...req.headers, authorization: `Bearer ${access[pick(access.length)]}` },
-          }),
-        },
-      ],
-    });
-    await cannon(t, userOpts(WARMUP));
-    const getUser = await cannon(t, userOpts(DURATION));
 
-    const busy = new Set<number>();
-    const refreshOpts = (duration: number): autocannon.Options => ({
-      url: `${api}/token?grant_type=refresh_token`,
-      connections: CONNECTIONS,
-      duration,
-      method: 'POST',
-      headers,
-      requests: [
-        {
-          setupRequest: (req, context: Record<string, unknown>) => {
-            let j = pick(sessionsTotal);
-            while (busy.has(j)) j = pick(sessionsTotal);
-            busy.add(j);
-            context.j = j;
-            return { ...req, body: JSON.stringify({ refresh_token: tokenOf(j) }) };
+    const options: Record<Phase, (duration: number) => autocannon.Options> = {
+      signin: (duration) => ({
+        url: `${api}/token?grant_type=password`,
+        connections: CONNECTIONS,
+        duration,
+        method: 'POST',
+        headers,
+        requests: [
+          {
+            setupRequest: (req) => ({
+              ...req,
+              body: JSON.stringify({ email: `user${pick(users)}@scale.test`, password: PASSWORD }),
+            }),
           },
-          onResponse: (status, body, context: Record<string, unknown>) => {
-            const j = context.j as number;
-            busy.delete(j);
-            if (status === 200) tokens.set(j, JSON.parse(body).refresh_token);
+        ],
+      }),
+      getUser: (duration) => ({
+        url: `${api}/user`,
+        connections: CONNECTIONS,
+        duration,
+        headers: { apikey: ANON },
+        requests: [
+          {
+            setupRequest: (req) => ({
+              ...req,
+              headers: { ...req.headers, authorization: `Bearer ${access[pick(access.length)]}` },
+            }),
           },
-        },
-      ],
-    });
-    await cannon(t, refreshOpts(WARMUP));
-    const refresh = await cannon(t, refreshOpts(DURATION));
-    return { signin, getUser, refresh };
-  } finally {
+        ],
+      }),
+      refresh: (duration) => ({
+        url: `${api}/token?grant_type=refresh_token`,
+        connections: CONNECTIONS,
+        duration,
+        method: 'POST',
+        headers,
+        requests: sessions.requests(),
+      }),
+    };
+    return {
+      run: (phase: Phase, duration: number) => cannon(t, child.pid as number, options[phase](duration)),
+      async stop() {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      },
+    };
+  } catch (err) {
     child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    throw err;
   }
 }
 
@@ -435,7 +465,11 @@ async function prepare(t: Target, users: number, hash: string, reload = Boolean(
 const t = targets();
 log('hashing the shared password (argon2id, the service parameters)');
 const hash = await hashPassword(PASSWORD);
-const big = await prepare(t.big, USERS, hash);
+// A measured run loads the big database afresh, as the small one: the benchmark knows each
+// session's refresh token only as loaded, and a reused database holds the sessions an earlier run
+// refreshed, whose loaded tokens are now replays (each one answered 400 and its session ended: a
+// reused million measured 3 % of its refreshes that way after a run of four rounds).
+const big = await prepare(t.big, USERS, hash, Boolean(args.reload) || !args['size-only']);
 if (args['size-only']) {
   const database = await open(t.big);
   try {
@@ -452,51 +486,123 @@ if (args['size-only']) {
   }
   process.exit(0);
 }
+const SMALL = Number(args.small);
+// Loaded afresh too (a few seconds), for the same reason.
+const small = args['no-small'] ? undefined : await prepare(t.small, SMALL, hash, true);
+
 log(
-  `measuring at ${USERS.toLocaleString('en')} accounts (${DURATION} s per phase, ${CONNECTIONS} connections)`,
+  `measuring ${USERS.toLocaleString('en')}${small ? ` against ${SMALL.toLocaleString('en')}` : ''} accounts: ${ROUNDS} round(s), ${DURATION} s per phase, ${CONNECTIONS} connections`,
 );
-const bigRuns = await measure(t.big, USERS);
-log(JSON.stringify(bigRuns));
-let small: Awaited<ReturnType<typeof prepare>> | undefined;
-let smallRuns: Awaited<ReturnType<typeof measure>> | undefined;
-if (!args['no-small']) {
-  // Always loaded afresh (a few seconds): a measured database's sessions were rotated by the
-  // measurement, and the benchmark only knows each session's token as loaded. On a reused large
-  // database the few sessions an earlier run rotated answer 401 (counted in non2xx).
-  small = await prepare(t.small, Number(args.small), hash, true);
-  log(`measuring at ${Number(args.small).toLocaleString('en')} accounts`);
-  smallRuns = await measure(t.small, Number(args.small));
-  log(JSON.stringify(smallRuns));
+const benches: Array<{ name: 'big' | 'small'; bench: Awaited<ReturnType<typeof startBench>> }> = [
+  { name: 'big', bench: await startBench(t.big, USERS) },
+];
+const runs = { big: emptyRuns(), small: emptyRuns() };
+try {
+  if (small) benches.push({ name: 'small', bench: await startBench(t.small, SMALL) });
+  // The two sizes take turns within each round (the order flips every round), so both see the same
+  // stretch of this VM's weather; each round's big/small ratio compares neighbours in time.
+  for (let round = 0; round < ROUNDS; round++)
+    for (const phase of PHASES)
+      for (const { name, bench } of round % 2 === 0 ? benches : [...benches].reverse()) {
+        // The warm-up runs before the first round only: the services keep running between rounds.
+        if (round === 0 && WARMUP > 0) await bench.run(phase, WARMUP);
+        const run = await bench.run(phase, DURATION);
+        runs[name][phase].push(run);
+        log(`  round ${round + 1} ${name} ${phase}: ${JSON.stringify(run)}`);
+      }
+} finally {
+  for (const { bench } of benches) await bench.stop();
 }
+
+/**
+ * The sweep the service would run next, with its own batch policy and pauses, on the big database
+ * after the phases' churn: on PGlite its VACUUMs run on the service's event loop, and how long they
+ * take at this size is what decides when to leave PGlite (docs/sizing.md).
+ */
+async function steadySweep(target: Target) {
+  const database = await open(target);
+  try {
+    const batchMs: number[] = [];
+    const report = await runSweep(database, sweepTasks(loadConfig({})), new Date(), {
+      onBatch: (b) => batchMs.push(b.ms),
+    });
+    const out = {
+      batches: report.batches,
+      deleted: report.deleted,
+      longestBatchMs: Math.round(report.maxBatchMs),
+      vacuumMs: Object.fromEntries(Object.entries(report.vacuumMs).map(([k, ms]) => [k, Math.round(ms)])),
+    };
+    log(`  the next sweep after the phases: ${JSON.stringify(out)}`);
+    return out;
+  } finally {
+    await raws.get(database)?.end?.();
+    await database.close();
+  }
+}
+const sweepAfter = await steadySweep(t.big);
+
+function emptyRuns(): Record<Phase, Run[]> {
+  return { signin: [], getUser: [], refresh: [] };
+}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length === 0
+    ? Number.NaN
+    : s.length % 2
+      ? (s[mid] as number)
+      : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+const pct = (ratio: number) => `${ratio >= 1 ? '+' : '−'}${Math.abs(Math.round((ratio - 1) * 100))} %`;
+/** One phase's medians, and the big/small ratio of each round (the pairs that ran side by side). */
+function summarize(phase: Phase) {
+  const b = runs.big[phase];
+  const s = runs.small[phase];
+  const ratios = b.flatMap((run, i) => (s[i] ? [run.rps / s[i].rps] : []));
+  const cpu = (r: Run) => r.serviceCpuMs + (r.databaseCpuMs ?? 0);
+  return {
+    bigRps: median(b.map((r) => r.rps)),
+    smallRps: median(s.map((r) => r.rps)),
+    rpsRatios: ratios.map((x) => Math.round(x * 1000) / 1000),
+    medianRpsRatio: median(ratios),
+    bigCpuMs: median(b.map(cpu)),
+    smallCpuMs: median(s.map(cpu)),
+    bigWalBytes: median(b.map((r) => r.walBytesPerRequest ?? Number.NaN)),
+    smallWalBytes: median(s.map((r) => r.walBytesPerRequest ?? Number.NaN)),
+  };
+}
+const summary = { signin: summarize('signin'), getUser: summarize('getUser'), refresh: summarize('refresh') };
+
 const result = {
   date: new Date().toISOString(),
   kind: t.big.kind,
   users: USERS,
-  small: Number(args.small),
+  small: SMALL,
+  rounds: ROUNDS,
   durationSeconds: DURATION,
+  warmupSeconds: WARMUP,
   connections: CONNECTIONS,
-  big: { ...big, runs: bigRuns },
-  ...(small ? { smallDb: { ...small, runs: smallRuns } } : {}),
+  serviceEnv: SERVICE_ENV,
+  summary,
+  big: { ...big, runs: runs.big, sweepAfter },
+  ...(small ? { smallDb: { ...small, runs: runs.small } } : {}),
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, `bench/results/scale-${t.big.kind}-${USERS}.json`);
 writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-const row = (name: string, k: 'signin' | 'getUser' | 'refresh') => {
-  const b = bigRuns[k];
-  const pgCols =
-    b.walBytesPerRequest !== undefined
-      ? ` ${b.walBytesPerRequest} B | ${b.fullPageImagesPerRequest} (${b.checkpoints} checkpoints) |`
-      : '';
-  return `| ${name} | ${smallRuns?.[k].rps ?? '–'}/s | ${b.rps}/s | ${b.p99} ms |${pgCols}`;
-};
+const names: Record<Phase, string> = { signin: 'password sign-in', getUser: 'GET /user', refresh: 'refresh' };
 console.log(
-  `\n${t.big.kind}, ${USERS.toLocaleString('en')} accounts vs ${Number(args.small).toLocaleString('en')}:`,
+  `\n${t.big.kind}, ${USERS.toLocaleString('en')} accounts vs ${SMALL.toLocaleString('en')} (${ROUNDS} round(s), medians):`,
 );
 console.log(
-  `| | small | big | big p99 |${t.big.kind === 'postgres' ? ' WAL/request | full-page images/request |' : ''}`,
+  `| | small | big | big vs small, each round | median | CPU per request, small → big |${t.big.kind === 'postgres' ? ' WAL per request, small → big |' : ''}`,
 );
-console.log(row('password sign-in', 'signin'));
-console.log(row('GET /user', 'getUser'));
-console.log(row('refresh', 'refresh'));
+for (const phase of PHASES) {
+  const x = summary[phase];
+  const wal = t.big.kind === 'postgres' ? ` ${x.smallWalBytes} B → ${x.bigWalBytes} B |` : '';
+  console.log(
+    `| ${names[phase]} | ${x.smallRps}/s | ${x.bigRps}/s | ${x.rpsRatios.map(pct).join(', ')} | ${pct(x.medianRpsRatio)} | ${x.smallCpuMs.toFixed(2)} → ${x.bigCpuMs.toFixed(2)} ms (${pct(x.bigCpuMs / x.smallCpuMs)}) |${wal}`,
+  );
+}
 console.log(`size: ${mb(total(big.before))} before the sweep, ${mb(total(big.after))} after (VACUUM FULL)`);
 console.log(`written to ${file}`);

@@ -30,7 +30,8 @@ import { DEFAULT_PAUSE_RATIO, runSweep, type SweepReport, sweepTasks } from '../
 import { hashPassword } from '../apps/auth/src/crypto/passwords.ts';
 import { openDatabase } from '../apps/auth/src/db/client.ts';
 import { migrate } from '../apps/auth/src/db/migrate.ts';
-import { activeTokenOf, MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
+import { MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
+import { randomSessionTokens } from './support/random-refresh.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -187,8 +188,7 @@ async function main() {
   const api = `${url}/auth/v1`;
   const headers = { apikey: ANON, 'content-type': 'application/json' };
   const sessionsTotal = ACCOUNTS * MONTH_OF_HISTORY.sessionsPerUser;
-  const tokens = new Map<number, string>();
-  const busy = new Set<number>();
+  const sessions = randomSessionTokens(sessionsTotal);
   const refresh = (): Promise<Run> =>
     cannon({
       url: `${api}/token?grant_type=refresh_token`,
@@ -197,22 +197,7 @@ async function main() {
       ...(REFRESH_RATE > 0 ? { overallRate: REFRESH_RATE } : {}),
       method: 'POST',
       headers,
-      requests: [
-        {
-          setupRequest: (req, context: Record<string, unknown>) => {
-            let j = pick(sessionsTotal);
-            while (busy.has(j)) j = pick(sessionsTotal);
-            busy.add(j);
-            context.j = j;
-            return { ...req, body: JSON.stringify({ refresh_token: tokens.get(j) ?? activeTokenOf(j) }) };
-          },
-          onResponse: (status, body, context: Record<string, unknown>) => {
-            const j = context.j as number;
-            busy.delete(j);
-            if (status === 200) tokens.set(j, JSON.parse(body).refresh_token);
-          },
-        },
-      ],
+      requests: sessions.requests(),
     });
   const signin = (): Promise<Run> =>
     cannon({

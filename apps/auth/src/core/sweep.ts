@@ -196,6 +196,9 @@ export function nextBatchSize(size: number, elapsedMs: number, handled: number, 
   return size;
 }
 
+/** How often the sweeper ANALYZEs the churned tables it deleted nothing from (PGlite). */
+export const ANALYZE_EVERY_MS = 24 * 60 * 60 * 1000;
+
 export type BatchRecord = { task: string; size: number; deleted: number; scanned: number; ms: number };
 
 export type SweepReport = {
@@ -206,6 +209,8 @@ export type SweepReport = {
   maxBatchMs: number;
   /** The VACUUM statements' times (PGlite only), ms per table. */
   vacuumMs: Record<string, number>;
+  /** The tables whose VACUUM also ran ANALYZE (PGlite only). */
+  analyzed: string[];
   durationMs: number;
 };
 
@@ -223,6 +228,13 @@ export type SweepOptions = {
   onBatch?: (b: BatchRecord) => void;
   /** Stop between batches (shutdown). */
   signal?: AbortSignal;
+  /**
+   * PGlite: also ANALYZE the churned tables this sweep deleted nothing from (default true). A table
+   * the sweep deleted from is always analyzed. The sweeper asks for it once a day: at a million
+   * accounts `ANALYZE sessions` alone holds PGlite's event loop ~0.46 s, and a refresh load does
+   * not move the statistics the planner reads (docs/sizing.md, PGlite at a million).
+   */
+  analyzeUnswept?: boolean;
 };
 
 /**
@@ -239,7 +251,14 @@ export async function runSweep(
   const pauseMs = options.pauseMs ?? 10;
   const pauseRatio = options.pauseRatio ?? DEFAULT_PAUSE_RATIO;
   const started = performance.now();
-  const report: SweepReport = { deleted: {}, batches: 0, maxBatchMs: 0, vacuumMs: {}, durationMs: 0 };
+  const report: SweepReport = {
+    deleted: {},
+    batches: 0,
+    maxBatchMs: 0,
+    vacuumMs: {},
+    analyzed: [],
+    durationMs: 0,
+  };
   const swept = new Set<string>();
   for (const task of tasks) {
     const cutoff = task.cutoff(now);
@@ -270,8 +289,10 @@ export async function runSweep(
     // no lock that blocks reads or writes; on PGlite it does occupy the event loop while it runs.
     for (const table of new Set([...swept, ...CHURNED_TABLES])) {
       const t0 = performance.now();
-      await vacuumTables(database.db as Db, [table]);
+      const analyze = swept.has(table) || options.analyzeUnswept !== false;
+      await vacuumTables(database.db as Db, [table], { analyze });
       report.vacuumMs[table] = performance.now() - t0;
+      if (analyze) report.analyzed.push(table);
       await sleep(pauseMs);
     }
   }
@@ -306,10 +327,15 @@ export function startSweeper(deps: {
   const abort = new AbortController();
   const totals = { runs: 0, failures: 0, deleted: {} as Record<string, number> };
   let running: Promise<SweepReport> | undefined;
+  // PGlite: the churned tables' statistics are refreshed by the first sweep and then once a day.
+  let lastAnalyzedAt: number | undefined;
   const runOnce = () => {
-    running ??= runSweep(deps.database, tasks, deps.clock(), { ...deps.options, signal: abort.signal })
+    const now = deps.clock();
+    const analyzeUnswept = lastAnalyzedAt === undefined || now.getTime() - lastAnalyzedAt >= ANALYZE_EVERY_MS;
+    running ??= runSweep(deps.database, tasks, now, { ...deps.options, analyzeUnswept, signal: abort.signal })
       .then(
         (report) => {
+          if (analyzeUnswept && report.analyzed.length > 0) lastAnalyzedAt = now.getTime();
           totals.runs++;
           sweepRuns.inc({ result: 'ok' });
           longestBatch.set(report.maxBatchMs / 1000);
@@ -327,6 +353,7 @@ export function startSweeper(deps: {
               vacuumMs: Object.fromEntries(
                 Object.entries(report.vacuumMs).map(([t, ms]) => [t, Math.round(ms)]),
               ),
+              ...(report.analyzed.length > 0 ? { analyzed: report.analyzed } : {}),
               durationMs: Math.round(report.durationMs),
             },
             'sweep',

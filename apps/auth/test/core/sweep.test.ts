@@ -8,17 +8,20 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legacyChildRefreshToken, newRefreshToken } from '../../src/core/refresh-token.ts';
 import {
+  ANALYZE_EVERY_MS,
   type BatchPolicy,
   type BatchRecord,
   DEFAULT_PAUSE_RATIO,
   nextBatchSize,
   runSweep,
   type SweepTask,
+  startSweeper,
   sweepTasks,
 } from '../../src/core/sweep.ts';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { findAndRotateRefreshToken } from '../../src/db/sessions.repo.ts';
+import { createLogger } from '../../src/logger.ts';
 import { signUpConfirmed } from '../support/email-links.ts';
 import { startTestServer, type TestServer, uniqueEmail } from '../support/test-server.ts';
 
@@ -511,4 +514,66 @@ describe.skipIf(!!process.env.DATABASE_URL)('PGlite: VACUUM after the sweep', ()
     expect(Math.max(...withVacuum.slice(4))).toBeLessThanOrEqual(warm * 1.1);
     expect(withoutVacuum.at(-1) as number).toBeGreaterThan(withVacuum.at(-1) as number);
   }, 180_000);
+
+  // PGlite's own statistics: how often each table was vacuumed and analyzed.
+  const statCounts = async (table: string) => {
+    const [row] = await queryRows<{ v: number | string; a: number | string }>(
+      db(),
+      sql`select vacuum_count as v, analyze_count as a from pg_stat_user_tables where relname = ${table}`,
+    );
+    return { vacuums: Number(row?.v), analyzes: Number(row?.a) };
+  };
+
+  it('ANALYZEs a churned table it deleted nothing from only when asked, and a table it swept always', async () => {
+    const email = uniqueEmail('sweep-a');
+    await signUpConfirmed(t, email);
+    const { user } = await signIn(email);
+    const auditTask = sweepTasks(t.config).filter((x) => x.name === 'audit_log');
+    const pglite = { db: db(), kind: 'pglite' as const };
+    await db().execute(sql`insert into audit_log_entries (id, action, actor_id, payload, created_at)
+      select gen_random_uuid(), 'analyze', ${user.id}::uuid, '{}'::jsonb, now() - interval '400 days'
+      from generate_series(1, 20)`);
+    const sessions0 = await statCounts('sessions');
+    const audit0 = await statCounts('audit_log_entries');
+
+    const quiet = await runSweep(pglite, auditTask, new Date(), { analyzeUnswept: false });
+    expect(quiet.deleted.audit_log).toBe(20);
+    const sessions1 = await statCounts('sessions');
+    // Vacuumed, not analyzed: at a million accounts that ANALYZE alone holds the event loop ~0.46 s.
+    expect(sessions1).toEqual({ vacuums: sessions0.vacuums + 1, analyzes: sessions0.analyzes });
+    // The swept table's rows changed: its statistics are refreshed regardless.
+    expect((await statCounts('audit_log_entries')).analyzes).toBe(audit0.analyzes + 1);
+    expect(quiet.analyzed).toEqual(['audit_log_entries']);
+
+    const full = await runSweep(pglite, auditTask, new Date());
+    expect(await statCounts('sessions')).toEqual({
+      vacuums: sessions1.vacuums + 1,
+      analyzes: sessions1.analyzes + 1,
+    });
+    expect(full.analyzed).toEqual(expect.arrayContaining(['sessions', 'rate_limit_counters']));
+  });
+
+  it('the sweeper ANALYZEs the churned tables on its first run and then once a day', async () => {
+    let now = Date.now();
+    const sweeper = startSweeper({
+      config: { ...t.config, sweep: { ...t.config.sweep, interval: 0 } },
+      database: t.server.deps.database,
+      logger: createLogger('silent'),
+      clock: () => new Date(now),
+    });
+    try {
+      const analyzes = async () => (await statCounts('sessions')).analyzes;
+      const before = await analyzes();
+      await sweeper.runOnce();
+      expect(await analyzes()).toBe(before + 1);
+      now += ANALYZE_EVERY_MS - 60_000;
+      await sweeper.runOnce();
+      expect(await analyzes()).toBe(before + 1);
+      now += 60_000;
+      await sweeper.runOnce();
+      expect(await analyzes()).toBe(before + 2);
+    } finally {
+      await sweeper.stop();
+    }
+  });
 });

@@ -53,6 +53,7 @@ import { DEFAULT_NAMESPACE } from '../apps/auth/src/db/namespace.ts';
 import { GROWING_TABLES, MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
 import { machineTicks, postgresCpuByPid, postgresCpuSpent, processCpuMs } from './support/cpu-time.ts';
 import { randomSessionTokens } from './support/random-refresh.ts';
+import { median } from './support/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -517,20 +518,21 @@ try {
 /**
  * The sweep the service would run next, with its own batch policy and pauses, on the big database
  * after the phases' churn: on PGlite its VACUUMs run on the service's event loop, and how long they
- * take at this size is what decides when to leave PGlite (docs/sizing.md).
+ * take at this size is what decides when to leave PGlite (docs/sizing.md). The sweeper's usual run:
+ * it ANALYZEs the tables it deleted nothing from only once a day (core/sweep.ts).
  */
 async function steadySweep(target: Target) {
   const database = await open(target);
   try {
-    const batchMs: number[] = [];
     const report = await runSweep(database, sweepTasks(loadConfig({})), new Date(), {
-      onBatch: (b) => batchMs.push(b.ms),
+      analyzeUnswept: false,
     });
     const out = {
       batches: report.batches,
       deleted: report.deleted,
       longestBatchMs: Math.round(report.maxBatchMs),
       vacuumMs: Object.fromEntries(Object.entries(report.vacuumMs).map(([k, ms]) => [k, Math.round(ms)])),
+      analyzed: report.analyzed,
     };
     log(`  the next sweep after the phases: ${JSON.stringify(out)}`);
     return out;
@@ -544,15 +546,6 @@ const sweepAfter = await steadySweep(t.big);
 function emptyRuns(): Record<Phase, Run[]> {
   return { signin: [], getUser: [], refresh: [] };
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length === 0
-    ? Number.NaN
-    : s.length % 2
-      ? (s[mid] as number)
-      : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 const pct = (ratio: number) => `${ratio >= 1 ? '+' : '−'}${Math.abs(Math.round((ratio - 1) * 100))} %`;
 /** One phase's medians, and the big/small ratio of each round (the pairs that ran side by side). */
 function summarize(phase: Phase) {

@@ -32,6 +32,7 @@ import { openDatabase } from '../apps/auth/src/db/client.ts';
 import { migrate } from '../apps/auth/src/db/migrate.ts';
 import { MONTH_OF_HISTORY, scaleChunkSql } from '../apps/auth/test/support/scale-data.ts';
 import { randomSessionTokens } from './support/random-refresh.ts';
+import { median } from './support/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -163,11 +164,6 @@ const cannon = (opts: autocannon.Options) =>
   );
 const pick = (n: number) => Math.floor(Math.random() * n);
 
-const median = (xs: number[]) => {
-  const v = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
-};
 /** Median and range of each figure over a set of windows. */
 function summary(runs: Run[]) {
   const of = (k: keyof Run) => {

@@ -237,7 +237,7 @@ export const CHURNED_TABLES = ['refresh_tokens', 'sessions', 'rate_limit_counter
 export async function vacuumTables(
   db: DbOrTx,
   tables: readonly string[],
-  options: { analyze: boolean } = { analyze: true },
+  options: { analyze: boolean },
 ): Promise<void> {
   for (const table of tables) {
     if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
